@@ -1,0 +1,30 @@
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "olv2/config/config_node.h"
+
+namespace olv2 {
+
+// Where one split of an OpenLane-V2 dataset lives on disk.
+struct DatasetLocation {
+  std::filesystem::path data_root;  // images and info/ JSON: <data_root>/<split>/<segment>/...
+  std::filesystem::path collection_file;  // <meta_root>/<stem>.json
+  std::string split;                      // the collection's top-level key
+};
+
+// Resolves `data.<split_key>` of a full config: `data_root` / `meta_root`
+// default to the top-level keys of the same names (a per-split value wins);
+// `collection: <stem>_<split>` names the file `<meta_root>/<stem>.json` and its
+// top-level key `<split>`, as the official preprocessing names its outputs
+// (`data_dict_subset_A_train` → `data_dict_subset_A.json`, key `train`).
+// Relative paths stay relative to the current directory, as in the original.
+DatasetLocation resolve_dataset_location(const ConfigNode& root, const std::string& split_key);
+
+// The same from a collection name alone (for tools taking --data-root /
+// --collection).
+DatasetLocation dataset_location_from_collection(const std::filesystem::path& data_root,
+                                                 const std::filesystem::path& meta_root,
+                                                 const std::string& collection);
+
+}  // namespace olv2

@@ -1,0 +1,22 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
+namespace olv2 {
+
+// Schema of a whole `train_ds` config: every section's schema, mmcv's informational top-level
+// variables and Python bookkeeping keys.
+Schema train_config_schema();
+
+// Top-level keys kept from the Python config as variables (`_dim_`, `train_pipeline`, ...):
+// accepted and printed, no effect.
+const std::vector<std::string>& informational_keys();
+
+// Keys that exist only for the Python stack (`custom_imports`, `workflow`, ...) or that this
+// trainer decides itself (samplers, `evaluation.pipeline`), found in `root`: each "key: why".
+std::vector<std::string> ignored_keys_in(const ConfigNode& root);
+
+}  // namespace olv2

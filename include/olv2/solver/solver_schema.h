@@ -1,0 +1,16 @@
+#pragma once
+#include "olv2/config/schema.h"
+
+namespace olv2 {
+
+// `optimizer`: AdamW with mmcv's paramwise_cfg.custom_keys (lr_mult /
+// decay_mult).
+Schema optimizer_schema();
+
+// `optimizer_config`: gradient clipping (`grad_clip: null` turns it off).
+Schema optimizer_config_schema();
+
+// `lr_config`: mmcv CosineAnnealing with optional warm-up.
+Schema lr_config_schema();
+
+} // namespace olv2

@@ -1,0 +1,56 @@
+#pragma once
+// Every difference between Debian's LibTorch 1.13 and the LibTorch 2.x inside PyTorch lives here.
+#include <ATen/autocast_mode.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+#include <torch/version.h>
+
+#define OLV2_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) ||       \
+   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace olv2::compat {
+
+inline bool autocast_enabled(c10::DeviceType device) {
+#if OLV2_TORCH_AT_LEAST(2, 4)
+  return at::autocast::is_autocast_enabled(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled()
+                                         : at::autocast::is_cpu_enabled();
+#endif
+}
+
+inline void set_autocast_enabled(c10::DeviceType device, bool enabled) {
+#if OLV2_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_enabled(device, enabled);
+#else
+  if (device == c10::DeviceType::CUDA) {
+    at::autocast::set_enabled(enabled);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+  }
+#endif
+}
+
+inline c10::ScalarType autocast_dtype(c10::DeviceType device) {
+#if OLV2_TORCH_AT_LEAST(2, 4)
+  return at::autocast::get_autocast_dtype(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                         : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
+
+inline void set_autocast_dtype(c10::DeviceType device, c10::ScalarType dtype) {
+#if OLV2_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_dtype(device, dtype);
+#else
+  if (device == c10::DeviceType::CUDA) {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+#endif
+}
+
+}  // namespace olv2::compat

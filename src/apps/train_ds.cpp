@@ -1,0 +1,11 @@
+// train_ds: trains and validates an OpenLane-V2 topology model from a YAML config.
+#include "olv2/engine/train_command.h"
+#include "olv2/engine/train_options.h"
+#include "olv2/util/app_main.h"
+
+int main(int argc, char** argv) {
+  return olv2::guarded_main("train_ds", [&] {
+    const auto options = olv2::parse_train_options(argc, argv);
+    return options ? olv2::run_train_command(*options) : 0;
+  });
+}

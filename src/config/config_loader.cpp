@@ -1,0 +1,299 @@
+#include "olv2/config/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kBaseKey = "_base_";
+
+SourceLocation location_of(const YAML::Node& node, const std::string& source) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return {source, 0, 0};
+  return {source, mark.line + 1, mark.column + 1};
+}
+
+ConfigNode convert(const YAML::Node& node, const std::string& source) {
+  const SourceLocation location = location_of(node, source);
+  switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      return ConfigNode::null(location);
+    case YAML::NodeType::Scalar:
+      // yaml-cpp tags quoted scalars "!"; plain ones "?".
+      return ConfigNode::scalar(node.Scalar(), location, node.Tag() == "!");
+    case YAML::NodeType::Sequence: {
+      ConfigNode sequence = ConfigNode::sequence(location);
+      for (const YAML::Node& element : node) sequence.push_back(convert(element, source));
+      return sequence;
+    }
+    case YAML::NodeType::Map: {
+      ConfigNode map = ConfigNode::map(location);
+      for (const auto& item : node) {
+        const SourceLocation key_location = location_of(item.first, source);
+        if (!item.first.IsScalar()) {
+          throw input_error(key_location.to_string() + ": mapping keys must be plain strings");
+        }
+        const std::string key = item.first.Scalar();
+        if (map.has(key)) {
+          throw input_error(key_location.to_string() + ": duplicate key `" + key + "`");
+        }
+        ConfigNode value = convert(item.second, source);
+        value.set_key_location(key_location);
+        map.set(key, std::move(value));
+      }
+      return map;
+    }
+  }
+  return ConfigNode::null(location);
+}
+
+std::string read_text_file(const fs::path& file) {
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) throw input_error(file.string() + ": cannot open config file");
+  std::ostringstream buffer;
+  buffer << stream.rdbuf();
+  return buffer.str();
+}
+
+ConfigNode load_with_bases(const fs::path& file, std::set<fs::path>& visiting) {
+  const fs::path canonical = fs::weakly_canonical(file);
+  if (visiting.count(canonical) != 0) {
+    throw input_error(file.string() + ": `_base_` inheritance forms a cycle");
+  }
+  visiting.insert(canonical);
+  ConfigNode own = parse_yaml(read_text_file(file), file.string());
+  if (own.is_null()) own = ConfigNode::map({file.string(), 1, 1});
+  if (!own.is_map()) throw input_error(file.string() + ": top level must be a mapping");
+
+  const ConfigNode* base_node = own.find(kBaseKey);
+  if (base_node == nullptr) {
+    visiting.erase(canonical);
+    return own;
+  }
+  std::vector<ConfigNode> base_names;
+  if (base_node->is_sequence()) {
+    base_names = base_node->elements();
+  } else {
+    base_names.push_back(*base_node);
+  }
+  ConfigNode merged = ConfigNode::map({file.string(), 1, 1});
+  for (const ConfigNode& name : base_names) {
+    if (!name.is_scalar()) {
+      throw input_error(name.location().to_string() + ": `_base_` must name a file or a list of files");
+    }
+    fs::path base_path(name.text());
+    if (base_path.is_relative()) base_path = file.parent_path() / base_path;
+    if (!fs::exists(base_path)) {
+      throw input_error(name.location().to_string() + ": `_base_` file not found: " +
+                        base_path.string());
+    }
+    merge_config(merged, load_with_bases(base_path, visiting));
+  }
+  own.erase(kBaseKey);
+  merge_config(merged, own);
+  visiting.erase(canonical);
+  return merged;
+}
+
+ConfigNode* descend_for_override(ConfigNode& node, const std::string& part,
+                                 const std::string& option) {
+  if (node.is_sequence()) {
+    size_t index = 0;
+    try {
+      index = std::stoul(part);
+    } catch (const std::exception&) {
+      throw input_error("--cfg-options " + option + ": `" + part + "` indexes a list, expected a number");
+    }
+    if (index >= node.size()) {
+      throw input_error("--cfg-options " + option + ": index " + part + " is past the end of a list of " +
+                        std::to_string(node.size()));
+    }
+    return const_cast<ConfigNode*>(&node[index]);
+  }
+  if (!node.is_map()) node = ConfigNode::map({"--cfg-options", 0, 0});
+  if (node.find(part) == nullptr) node.set(part, ConfigNode::map({"--cfg-options", 0, 0}));
+  return node.find(part);
+}
+
+bool needs_quotes(const ConfigNode& node) {
+  const std::string& text = node.text();
+  if (text.empty()) return true;
+  if (!node.quoted()) return false;
+  // A quoted string that would read back as another type keeps its quotes.
+  const ConfigNode plain = ConfigNode::scalar(text, {}, false);
+  if (plain.is_bool() || plain.is_number() || text == "null" || text == "~") return true;
+  if (text.find_first_of(":#{}[],&*!|>'\"%@`") != std::string::npos) return true;
+  return text.front() == ' ' || text.back() == ' ' || text.front() == '-' || text.front() == '?';
+}
+
+std::string shortest_double(double value) {
+  char buffer[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  std::string text(buffer);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string scalar_text(const ConfigNode& node) {
+  if (node.is_null()) return "null";
+  if (needs_quotes(node)) {
+    std::string escaped;
+    for (char c : node.text()) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    return "\"" + escaped + "\"";
+  }
+  if (!node.quoted() && !node.is_int() && node.is_number()) return shortest_double(node.as_double());
+  return node.text();
+}
+
+bool is_flat_sequence(const ConfigNode& node) {
+  for (const ConfigNode& element : node.elements()) {
+    if (!element.is_scalar() && !element.is_null() &&
+        !(element.is_sequence() && is_flat_sequence(element))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string flow_text(const ConfigNode& node) {
+  if (!node.is_sequence()) return scalar_text(node);
+  std::string text = "[";
+  for (size_t i = 0; i < node.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += flow_text(node[i]);
+  }
+  return text + "]";
+}
+
+void emit(const ConfigNode& node, int indent, std::ostringstream& out);
+
+void emit_value_after_key(const ConfigNode& value, int indent, std::ostringstream& out) {
+  if (value.is_map() && value.size() > 0) {
+    out << "\n";
+    emit(value, indent + 2, out);
+  } else if (value.is_map()) {
+    out << " {}\n";
+  } else if (value.is_sequence() && !is_flat_sequence(value)) {
+    out << "\n";
+    emit(value, indent + 2, out);
+  } else {
+    out << " " << flow_text(value) << "\n";
+  }
+}
+
+void emit(const ConfigNode& node, int indent, std::ostringstream& out) {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  if (node.is_map()) {
+    for (const auto& [key, value] : node.entries()) {
+      out << pad << key << ":";
+      emit_value_after_key(value, indent, out);
+    }
+  } else if (node.is_sequence() && !is_flat_sequence(node)) {
+    for (const ConfigNode& element : node.elements()) {
+      if (element.is_map() && element.size() > 0) {
+        std::ostringstream inner;
+        emit(element, indent + 2, inner);
+        std::string text = inner.str();
+        out << pad << "- " << text.substr(static_cast<size_t>(indent) + 2);
+      } else {
+        out << pad << "- " << flow_text(element) << "\n";
+      }
+    }
+  } else {
+    out << pad << flow_text(node) << "\n";
+  }
+}
+
+}  // namespace
+
+ConfigNode parse_yaml(const std::string& text, const std::string& source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& error) {
+    throw input_error(source_name + ":" + std::to_string(error.mark.line + 1) + ":" +
+                      std::to_string(error.mark.column + 1) + ": malformed YAML: " + error.msg);
+  }
+  ConfigNode node = convert(root, source_name);
+  node.assign_paths();
+  return node;
+}
+
+ConfigNode load_config_file(const fs::path& file) {
+  if (!fs::exists(file)) throw input_error(file.string() + ": config file not found");
+  std::set<fs::path> visiting;
+  ConfigNode root = load_with_bases(file, visiting);
+  root.assign_paths();
+  return root;
+}
+
+void merge_config(ConfigNode& base, const ConfigNode& overlay) {
+  if (!base.is_map() || !overlay.is_map()) {
+    base = overlay;
+    return;
+  }
+  for (const auto& [key, value] : overlay.entries()) {
+    ConfigNode* existing = base.find(key);
+    if (existing != nullptr && existing->is_map() && value.is_map()) {
+      merge_config(*existing, value);
+    } else {
+      base.set(key, value);
+    }
+  }
+}
+
+void apply_config_overrides(ConfigNode& root, const std::vector<std::string>& options) {
+  for (const std::string& option : options) {
+    const size_t equals = option.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw input_error("--cfg-options " + option + ": expected KEY=VALUE (e.g. optimizer.lr=0.0002)");
+    }
+    const std::string key_path = option.substr(0, equals);
+    ConfigNode value = parse_yaml(option.substr(equals + 1), "--cfg-options " + option);
+    value.relocate({"--cfg-options " + option, 0, 0});
+    std::vector<std::string> parts;
+    std::stringstream stream(key_path);
+    for (std::string part; std::getline(stream, part, '.');) {
+      if (part.empty()) throw input_error("--cfg-options " + option + ": empty key in `" + key_path + "`");
+      parts.push_back(part);
+    }
+    ConfigNode* node = &root;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) node = descend_for_override(*node, parts[i], option);
+    const std::string& last = parts.back();
+    if (node->is_sequence()) {
+      *descend_for_override(*node, last, option) = std::move(value);
+    } else {
+      ConfigNode* existing = node->is_map() ? node->find(last) : nullptr;
+      if (existing != nullptr && existing->is_map() && value.is_map()) {
+        merge_config(*existing, value);
+      } else {
+        node->set(last, std::move(value));
+      }
+    }
+  }
+  root.assign_paths();
+}
+
+std::string to_yaml(const ConfigNode& node) {
+  std::ostringstream out;
+  emit(node, 0, out);
+  return out.str();
+}
+
+}  // namespace olv2

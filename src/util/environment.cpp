@@ -1,0 +1,61 @@
+#include "olv2/util/environment.h"
+
+#include <ATen/Parallel.h>
+#include <sys/utsname.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace olv2 {
+
+namespace {
+
+constexpr const char* kProjectVersion = "0.1.0";
+
+// The BLAS shared library actually mapped into this process (OpenBLAS or the reference one).
+std::string loaded_blas() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (path.find("blas") != std::string::npos) return path;
+  }
+  return "none mapped";
+}
+
+std::string platform() {
+  utsname name{};
+  if (uname(&name) != 0) return "unknown";
+  return std::string(name.sysname) + " " + name.release + " " + name.machine;
+}
+
+}  // namespace
+
+std::string version_string() {
+  return std::string("train_ds ") + kProjectVersion + " (git " + OLV2_GIT_REVISION + "), LibTorch " +
+         TORCH_VERSION;
+}
+
+std::string environment_report(const std::string& config_path) {
+  std::ostringstream out;
+  const bool cuda = torch::cuda::is_available();
+  out << "Environment info:\n"
+      << "------------------------------------------------------------\n"
+      << "platform: " << platform() << "\n"
+      << "train_ds: " << version_string() << "\n"
+      << "CUDA available: " << (cuda ? "True" : "False") << "\n";
+  if (cuda) out << "GPU count: " << torch::cuda::device_count() << "\n";
+  out << "intra-op threads: " << at::get_num_threads() << "\n"
+      << "inter-op threads: " << at::get_num_interop_threads() << "\n"
+      << "BLAS: " << loaded_blas() << "\n"
+      << "compiler: " << OLV2_COMPILER << "\n"
+      << "git revision: " << OLV2_GIT_REVISION << "\n"
+      << "config: " << config_path << "\n"
+      << "------------------------------------------------------------";
+  return out.str();
+}
+
+}  // namespace olv2

@@ -1,0 +1,52 @@
+#include "olv2/util/logging.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include <ctime>
+#include <vector>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+void setup_logging(const std::filesystem::path& log_file, bool is_main_rank) {
+  std::vector<spdlog::sink_ptr> sinks;
+  sinks.push_back(std::make_shared<spdlog::sinks::stdout_sink_mt>());
+  if (!log_file.empty()) {
+    try {
+      sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file.string(), true));
+    } catch (const spdlog::spdlog_ex& error) {
+      throw runtime_error(log_file.string() + ": cannot open log file: " + error.what());
+    }
+  }
+  auto logger = std::make_shared<spdlog::logger>("olv2", sinks.begin(), sinks.end());
+  // mmcv's format: 2026-11-29 15:10:02,123 - olv2 - INFO - message
+  logger->set_pattern("%Y-%m-%d %H:%M:%S,%e - %n - %^%L%$ - %v");
+  logger->set_level(is_main_rank ? spdlog::level::info : spdlog::level::warn);
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+void set_log_level(const std::string& mmcv_level) {
+  if (mmcv_level == "DEBUG") {
+    spdlog::set_level(spdlog::level::debug);
+  } else if (mmcv_level == "WARNING") {
+    spdlog::set_level(spdlog::level::warn);
+  } else if (mmcv_level == "ERROR") {
+    spdlog::set_level(spdlog::level::err);
+  } else {
+    spdlog::set_level(spdlog::level::info);
+  }
+}
+
+std::string log_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y%m%d_%H%M%S", &local);
+  return buffer;
+}
+
+}  // namespace olv2

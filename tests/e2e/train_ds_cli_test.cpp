@@ -1,0 +1,81 @@
+// Runs the built `train_ds` binary as a user would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "olv2/config/config_loader.h"
+#include "support/run_command.h"
+#include "support/temp_files.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+using test::run_app;
+
+std::string config(const std::string& name) { return (test::source_dir() / "configs" / name).string(); }
+
+TEST(TrainDsCli, PrintConfigPrintsEveryValueOfTheOriginalBaseline) {
+  const auto result = run_app("train_ds", config("baseline.yaml") + " --print-config");
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  const ConfigNode printed = parse_yaml(result.output, "printed");
+  EXPECT_EQ(printed.at("_dim_").as_int(), 128);
+  EXPECT_EQ(printed.at("model").at("img_neck").at("in_channels").as_vector<int64_t>(),
+            (std::vector<int64_t>{256, 512}));
+  EXPECT_EQ(printed.at("model").at("lc_head").at("num_reg_dim").as_int(), 15);
+  EXPECT_DOUBLE_EQ(printed.at("lr_config").at("warmup_ratio").as_double(), 1.0 / 3.0);
+  EXPECT_EQ(printed.at("data").at("test").at("pipeline").size(), 6u);
+  EXPECT_EQ(printed.at("log_config").at("hooks")[1].at("type").as_string(), "TensorboardLoggerHook");
+  EXPECT_TRUE(printed.at("load_from").is_null());
+}
+
+TEST(TrainDsCli, BaseFilesLayerOverTheBaseline) {
+  const auto result = run_app("train_ds", config("baseline_cpu.yaml") + " --print-config");
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  const ConfigNode printed = parse_yaml(result.output, "printed");
+  EXPECT_EQ(printed.at("data").at("samples_per_gpu").as_int(), 1);
+  EXPECT_EQ(printed.at("data").at("gradient_accumulation_steps").as_int(), 1);
+  EXPECT_EQ(printed.at("runner").at("max_epochs").as_int(), 20);
+}
+
+TEST(TrainDsCli, CfgOptionsChangeTheResolvedConfig) {
+  const auto result = run_app("train_ds", config("baseline.yaml") +
+                                              " --print-config --cfg-options optimizer.lr=0.0002 data_root=/x");
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  const ConfigNode printed = parse_yaml(result.output, "printed");
+  EXPECT_DOUBLE_EQ(printed.at("optimizer").at("lr").as_double(), 0.0002);
+  EXPECT_EQ(printed.at("data_root").as_string(), "/x");
+}
+
+TEST(TrainDsCli, MisspeltKeyExitsTwoNamingLineKeyAndSuggestion) {
+  const auto dir = test::scratch_dir("misspelt");
+  const auto file = test::write_text(dir, "bad.yaml",
+                                     "_base_: " + config("baseline.yaml") + "\nlr_confg:\n  policy: CosineAnnealing\n");
+  const auto result = run_app("train_ds", file.string() + " --print-config");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_NE(result.output.find(file.string() + ":2:1: unknown key `lr_confg`"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("did you mean `lr_config`"), std::string::npos) << result.output;
+}
+
+TEST(TrainDsCli, IllTypedOverrideExitsTwo) {
+  const auto result = run_app("train_ds", config("baseline.yaml") + " --print-config --cfg-options runner.max_epochs=many");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_NE(result.output.find("runner.max_epochs"), std::string::npos) << result.output;
+}
+
+TEST(TrainDsCli, MissingConfigAndBadFlagsExitTwo) {
+  EXPECT_EQ(run_app("train_ds", "").exit_status, 2);
+  EXPECT_EQ(run_app("train_ds", "/nonexistent.yaml").exit_status, 2);
+  EXPECT_EQ(run_app("train_ds", config("baseline.yaml") + " --launcher slurm").exit_status, 2);
+}
+
+TEST(TrainDsCli, VersionAndHelp) {
+  const auto version = run_app("train_ds", "--version");
+  EXPECT_EQ(version.exit_status, 0);
+  EXPECT_NE(version.output.find("LibTorch"), std::string::npos) << version.output;
+  EXPECT_EQ(run_app("train_ds", "--help").exit_status, 0);
+}
+
+}  // namespace
+}  // namespace olv2

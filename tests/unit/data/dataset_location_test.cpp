@@ -1,0 +1,44 @@
+#include "olv2/data/dataset_location.h"
+
+#include <gtest/gtest.h>
+
+#include "olv2/config/config_loader.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+TEST(DatasetLocation, TopLevelRootsAreEverySplitsDefaults) {
+  const ConfigNode root = parse_yaml(
+      "data_root: /d\nmeta_root: /m\ndata:\n  train: {collection: data_dict_subset_A_train}\n"
+      "  val: {collection: data_dict_subset_A_val, data_root: /v}\n",
+      "c.yaml");
+  const DatasetLocation train = resolve_dataset_location(root, "train");
+  EXPECT_EQ(train.data_root, "/d");
+  EXPECT_EQ(train.collection_file, "/m/data_dict_subset_A.json");
+  EXPECT_EQ(train.split, "train");
+  const DatasetLocation val = resolve_dataset_location(root, "val");
+  EXPECT_EQ(val.data_root, "/v");
+  EXPECT_EQ(val.split, "val");
+}
+
+TEST(DatasetLocation, SyntheticCollectionNaming) {
+  const DatasetLocation location = dataset_location_from_collection("data/s", "data/s", "data_dict_synthetic_val");
+  EXPECT_EQ(location.collection_file, "data/s/data_dict_synthetic.json");
+  EXPECT_EQ(location.split, "val");
+}
+
+TEST(DatasetLocation, MissingRootOrMalformedCollectionIsAnError) {
+  const ConfigNode no_root = parse_yaml("data:\n  train: {collection: a_train}\n", "c.yaml");
+  try {
+    resolve_dataset_location(no_root, "train");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("data.train.data_root"), std::string::npos) << error.what();
+  }
+  const ConfigNode bad = parse_yaml("data_root: d\nmeta_root: m\ndata:\n  train: {collection: train}\n", "c.yaml");
+  EXPECT_THROW(resolve_dataset_location(bad, "train"), Error);
+}
+
+}  // namespace
+}  // namespace olv2
