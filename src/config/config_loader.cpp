@@ -89,13 +89,14 @@ ConfigNode load_with_bases(const fs::path& file, std::set<fs::path>& visiting) {
   ConfigNode merged = ConfigNode::map({file.string(), 1, 1});
   for (const ConfigNode& name : base_names) {
     if (!name.is_scalar()) {
-      throw input_error(name.location().to_string() + ": `_base_` must name a file or a list of files");
+      throw input_error(name.location().to_string() +
+                        ": `_base_` must name a file or a list of files");
     }
     fs::path base_path(name.text());
     if (base_path.is_relative()) base_path = file.parent_path() / base_path;
     if (!fs::exists(base_path)) {
-      throw input_error(name.location().to_string() + ": `_base_` file not found: " +
-                        base_path.string());
+      throw input_error(name.location().to_string() +
+                        ": `_base_` file not found: " + base_path.string());
     }
     merge_config(merged, load_with_bases(base_path, visiting));
   }
@@ -112,11 +113,12 @@ ConfigNode* descend_for_override(ConfigNode& node, const std::string& part,
     try {
       index = std::stoul(part);
     } catch (const std::exception&) {
-      throw input_error("--cfg-options " + option + ": `" + part + "` indexes a list, expected a number");
+      throw input_error("--cfg-options " + option + ": `" + part +
+                        "` indexes a list, expected a number");
     }
     if (index >= node.size()) {
-      throw input_error("--cfg-options " + option + ": index " + part + " is past the end of a list of " +
-                        std::to_string(node.size()));
+      throw input_error("--cfg-options " + option + ": index " + part +
+                        " is past the end of a list of " + std::to_string(node.size()));
     }
     return const_cast<ConfigNode*>(&node[index]);
   }
@@ -157,7 +159,8 @@ std::string scalar_text(const ConfigNode& node) {
     }
     return "\"" + escaped + "\"";
   }
-  if (!node.quoted() && !node.is_int() && node.is_number()) return shortest_double(node.as_double());
+  if (!node.quoted() && !node.is_int() && node.is_number())
+    return shortest_double(node.as_double());
   return node.text();
 }
 
@@ -262,7 +265,8 @@ void apply_config_overrides(ConfigNode& root, const std::vector<std::string>& op
   for (const std::string& option : options) {
     const size_t equals = option.find('=');
     if (equals == std::string::npos || equals == 0) {
-      throw input_error("--cfg-options " + option + ": expected KEY=VALUE (e.g. optimizer.lr=0.0002)");
+      throw input_error("--cfg-options " + option +
+                        ": expected KEY=VALUE (e.g. optimizer.lr=0.0002)");
     }
     const std::string key_path = option.substr(0, equals);
     ConfigNode value = parse_yaml(option.substr(equals + 1), "--cfg-options " + option);
@@ -270,11 +274,13 @@ void apply_config_overrides(ConfigNode& root, const std::vector<std::string>& op
     std::vector<std::string> parts;
     std::stringstream stream(key_path);
     for (std::string part; std::getline(stream, part, '.');) {
-      if (part.empty()) throw input_error("--cfg-options " + option + ": empty key in `" + key_path + "`");
+      if (part.empty())
+        throw input_error("--cfg-options " + option + ": empty key in `" + key_path + "`");
       parts.push_back(part);
     }
     ConfigNode* node = &root;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) node = descend_for_override(*node, parts[i], option);
+    for (size_t i = 0; i + 1 < parts.size(); ++i)
+      node = descend_for_override(*node, parts[i], option);
     const std::string& last = parts.back();
     if (node->is_sequence()) {
       *descend_for_override(*node, last, option) = std::move(value);

@@ -171,7 +171,9 @@ bool ConfigNode::is_number() const {
 }
 
 bool ConfigNode::as_bool() const {
-  if (!is_bool()) throw input_error(where() + ": expected true or false, got " + (is_scalar() ? "`" + text_ + "`" : std::string("a ") + kind_name()));
+  if (!is_bool())
+    throw input_error(where() + ": expected true or false, got " +
+                      (is_scalar() ? "`" + text_ + "`" : std::string("a ") + kind_name()));
   return text_[0] == 't' || text_[0] == 'T';
 }
 

@@ -9,7 +9,6 @@ namespace olv2 {
 
 namespace {
 
-
 const char* type_name(Schema::Type type) {
   switch (type) {
     case Schema::Type::kAny:
@@ -250,7 +249,8 @@ void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const 
     out.push_back(node.where() + ": expected " + type_name(type_) + ", got " + describe(node));
     return;
   }
-  if (!choices_.empty() && std::find(choices_.begin(), choices_.end(), node.text()) == choices_.end()) {
+  if (!choices_.empty() &&
+      std::find(choices_.begin(), choices_.end(), node.text()) == choices_.end()) {
     std::string allowed;
     for (const std::string& choice : choices_) allowed += (allowed.empty() ? "" : ", ") + choice;
     std::string message = node.where() + ": `" + node.text() + "` is not one of: " + allowed;
@@ -260,7 +260,8 @@ void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const 
   }
   if (has_range_ && (node.as_double() < low_ || node.as_double() > high_)) {
     std::ostringstream message;
-    message << node.where() << ": " << node.text() << " is outside [" << low_ << ", " << high_ << "]";
+    message << node.where() << ": " << node.text() << " is outside [" << low_ << ", " << high_
+            << "]";
     out.push_back(message.str());
   }
   if (type_ == Type::kSequence && item_) {
@@ -299,7 +300,8 @@ void Schema::check_map(const ConfigNode& node, std::vector<std::string>& out) co
   for (const auto& [key, value] : node.entries()) {
     const Schema* schema = field(key);
     if (schema == nullptr) {
-      std::string message = value.key_location().to_string() + ": unknown key `" + child_path(node, key) + "`";
+      std::string message =
+          value.key_location().to_string() + ": unknown key `" + child_path(node, key) + "`";
       const std::string suggestion = closest_match(key, names);
       if (!suggestion.empty()) message += " (did you mean `" + child_path(node, suggestion) + "`?)";
       out.push_back(message);
@@ -317,7 +319,9 @@ void Schema::check_map(const ConfigNode& node, std::vector<std::string>& out) co
 void validate_config(const ConfigNode& node, const Schema& schema) {
   const std::vector<std::string> problems = schema.problems(node);
   if (problems.empty()) return;
-  std::string message = problems.size() == 1 ? "invalid config: " : "invalid config (" + std::to_string(problems.size()) + " problems):";
+  std::string message = problems.size() == 1
+                            ? "invalid config: "
+                            : "invalid config (" + std::to_string(problems.size()) + " problems):";
   if (problems.size() == 1) {
     message += problems.front();
   } else {

@@ -1,7 +1,6 @@
 #include "olv2/engine/train_options.h"
 
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <iostream>
 
@@ -18,7 +17,8 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
   app.add_option("--resume-from,--resume_from", options.resume_from,
                  "checkpoint to resume from, or `auto` for the work dir's latest");
   app.add_option("--load-from,--load_from", options.load_from, "checkpoint to load weights from");
-  app.add_flag("--no-validate,--no_validate", options.no_validate, "skip validation during training");
+  app.add_flag("--no-validate,--no_validate", options.no_validate,
+               "skip validation during training");
   app.add_option("--seed", options.seed, "random seed")->capture_default_str();
   app.add_flag("--deterministic", options.deterministic, "use deterministic algorithms");
   app.add_option("--launcher", options.launcher, "job launcher")
@@ -37,7 +37,8 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
   app.add_option_function<int>(
       "--threads", [&options](const int& threads) { options.threads = threads; },
       "intra-op threads (default: cores / LOCAL_WORLD_SIZE)");
-  app.add_flag("--print-config", options.print_config, "print the resolved config as YAML and exit");
+  app.add_flag("--print-config", options.print_config,
+               "print the resolved config as YAML and exit");
   app.add_flag("--version", options.print_version, "print the version and exit");
 
   try {
@@ -49,13 +50,15 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
     throw input_error(std::string(error.what()) + " (see train_ds --help)");
   }
   if (options.print_version) return options;
-  if (options.config_path.empty()) throw input_error("a config file is required (see train_ds --help)");
+  if (options.config_path.empty())
+    throw input_error("a config file is required (see train_ds --help)");
   if (options.threads && *options.threads < 1) {
     throw input_error("--threads " + std::to_string(*options.threads) + ": expected at least 1");
   }
   if (options.work_dir.empty()) {
-    options.work_dir = (std::filesystem::path("work_dirs") /
-                        std::filesystem::path(options.config_path).stem()).string();
+    options.work_dir =
+        (std::filesystem::path("work_dirs") / std::filesystem::path(options.config_path).stem())
+            .string();
   }
   return options;
 }

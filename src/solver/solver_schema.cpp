@@ -3,11 +3,9 @@
 namespace olv2 {
 
 Schema optimizer_schema() {
-  const Schema multipliers = Schema::map()
-                                 .optional("lr_mult", Schema::number())
-                                 .optional("decay_mult", Schema::number());
-  const Schema paramwise =
-      Schema::map().optional("custom_keys", Schema::map_of(multipliers));
+  const Schema multipliers =
+      Schema::map().optional("lr_mult", Schema::number()).optional("decay_mult", Schema::number());
+  const Schema paramwise = Schema::map().optional("custom_keys", Schema::map_of(multipliers));
   return Schema::map()
       .required("type", Schema::string().choices({"AdamW"}))
       .required("lr", Schema::number().range(0.0, 1e3))
@@ -19,11 +17,10 @@ Schema optimizer_schema() {
 }
 
 Schema optimizer_config_schema() {
-  const Schema grad_clip =
-      Schema::map()
-          .required("max_norm", Schema::number().range(0.0, 1e12))
-          .optional("norm_type", Schema::number())
-          .nullable();
+  const Schema grad_clip = Schema::map()
+                               .required("max_norm", Schema::number().range(0.0, 1e12))
+                               .optional("norm_type", Schema::number())
+                               .nullable();
   return Schema::map().optional("grad_clip", grad_clip);
 }
 
@@ -31,9 +28,7 @@ Schema lr_config_schema() {
   return Schema::map()
       .required("policy", Schema::string().choices({"CosineAnnealing"}))
       .optional("by_epoch", Schema::boolean())
-      .optional(
-          "warmup",
-          Schema::string().choices({"linear", "constant", "exp"}).nullable())
+      .optional("warmup", Schema::string().choices({"linear", "constant", "exp"}).nullable())
       .optional("warmup_iters", Schema::integer().range(0, 1e12))
       .optional("warmup_ratio", Schema::number().range(0.0, 1.0))
       .optional("warmup_by_epoch", Schema::boolean())
@@ -41,4 +36,4 @@ Schema lr_config_schema() {
       .optional("min_lr_ratio", Schema::number().range(0.0, 1.0));
 }
 
-} // namespace olv2
+}  // namespace olv2

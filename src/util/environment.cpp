@@ -35,8 +35,8 @@ std::string platform() {
 }  // namespace
 
 std::string version_string() {
-  return std::string("train_ds ") + kProjectVersion + " (git " + OLV2_GIT_REVISION + "), LibTorch " +
-         TORCH_VERSION;
+  return std::string("train_ds ") + kProjectVersion + " (git " + OLV2_GIT_REVISION +
+         "), LibTorch " + TORCH_VERSION;
 }
 
 std::string environment_report(const std::string& config_path) {

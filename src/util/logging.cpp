@@ -1,5 +1,6 @@
 #include "olv2/util/logging.h"
 
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
@@ -9,6 +10,25 @@
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+namespace {
+
+// mmcv prints level names in capitals (INFO, WARNING, ERROR).
+class UpperLevelFlag : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& message, const std::tm&,
+              spdlog::memory_buf_t& destination) override {
+    static const char* const kNames[] = {"TRACE", "DEBUG",    "INFO", "WARNING",
+                                         "ERROR", "CRITICAL", "OFF"};
+    const std::string_view name = kNames[static_cast<int>(message.level)];
+    destination.append(name.data(), name.data() + name.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<UpperLevelFlag>();
+  }
+};
+
+}  // namespace
 
 void setup_logging(const std::filesystem::path& log_file, bool is_main_rank) {
   std::vector<spdlog::sink_ptr> sinks;
@@ -22,7 +42,9 @@ void setup_logging(const std::filesystem::path& log_file, bool is_main_rank) {
   }
   auto logger = std::make_shared<spdlog::logger>("olv2", sinks.begin(), sinks.end());
   // mmcv's format: 2026-11-29 15:10:02,123 - olv2 - INFO - message
-  logger->set_pattern("%Y-%m-%d %H:%M:%S,%e - %n - %^%L%$ - %v");
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<UpperLevelFlag>('*').set_pattern("%Y-%m-%d %H:%M:%S,%e - %n - %* - %v");
+  logger->set_formatter(std::move(formatter));
   logger->set_level(is_main_rank ? spdlog::level::info : spdlog::level::warn);
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);

@@ -31,7 +31,8 @@ int default_thread_count() {
 }
 
 void set_thread_count(int threads) {
-  if (threads < 1) throw input_error("--threads " + std::to_string(threads) + ": expected at least 1");
+  if (threads < 1)
+    throw input_error("--threads " + std::to_string(threads) + ": expected at least 1");
   at::set_num_threads(threads);
 }
 

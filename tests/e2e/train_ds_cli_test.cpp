@@ -13,7 +13,9 @@ namespace {
 
 using test::run_app;
 
-std::string config(const std::string& name) { return (test::source_dir() / "configs" / name).string(); }
+std::string config(const std::string& name) {
+  return (test::source_dir() / "configs" / name).string();
+}
 
 TEST(TrainDsCli, PrintConfigPrintsEveryValueOfTheOriginalBaseline) {
   const auto result = run_app("train_ds", config("baseline.yaml") + " --print-config");
@@ -25,7 +27,8 @@ TEST(TrainDsCli, PrintConfigPrintsEveryValueOfTheOriginalBaseline) {
   EXPECT_EQ(printed.at("model").at("lc_head").at("num_reg_dim").as_int(), 15);
   EXPECT_DOUBLE_EQ(printed.at("lr_config").at("warmup_ratio").as_double(), 1.0 / 3.0);
   EXPECT_EQ(printed.at("data").at("test").at("pipeline").size(), 6u);
-  EXPECT_EQ(printed.at("log_config").at("hooks")[1].at("type").as_string(), "TensorboardLoggerHook");
+  EXPECT_EQ(printed.at("log_config").at("hooks")[1].at("type").as_string(),
+            "TensorboardLoggerHook");
   EXPECT_TRUE(printed.at("load_from").is_null());
 }
 
@@ -39,8 +42,9 @@ TEST(TrainDsCli, BaseFilesLayerOverTheBaseline) {
 }
 
 TEST(TrainDsCli, CfgOptionsChangeTheResolvedConfig) {
-  const auto result = run_app("train_ds", config("baseline.yaml") +
-                                              " --print-config --cfg-options optimizer.lr=0.0002 data_root=/x");
+  const auto result =
+      run_app("train_ds", config("baseline.yaml") +
+                              " --print-config --cfg-options optimizer.lr=0.0002 data_root=/x");
   ASSERT_EQ(result.exit_status, 0) << result.output;
   const ConfigNode printed = parse_yaml(result.output, "printed");
   EXPECT_DOUBLE_EQ(printed.at("optimizer").at("lr").as_double(), 0.0002);
@@ -49,8 +53,9 @@ TEST(TrainDsCli, CfgOptionsChangeTheResolvedConfig) {
 
 TEST(TrainDsCli, MisspeltKeyExitsTwoNamingLineKeyAndSuggestion) {
   const auto dir = test::scratch_dir("misspelt");
-  const auto file = test::write_text(dir, "bad.yaml",
-                                     "_base_: " + config("baseline.yaml") + "\nlr_confg:\n  policy: CosineAnnealing\n");
+  const auto file = test::write_text(
+      dir, "bad.yaml",
+      "_base_: " + config("baseline.yaml") + "\nlr_confg:\n  policy: CosineAnnealing\n");
   const auto result = run_app("train_ds", file.string() + " --print-config");
   EXPECT_EQ(result.exit_status, 2) << result.output;
   EXPECT_NE(result.output.find(file.string() + ":2:1: unknown key `lr_confg`"), std::string::npos)
@@ -59,7 +64,8 @@ TEST(TrainDsCli, MisspeltKeyExitsTwoNamingLineKeyAndSuggestion) {
 }
 
 TEST(TrainDsCli, IllTypedOverrideExitsTwo) {
-  const auto result = run_app("train_ds", config("baseline.yaml") + " --print-config --cfg-options runner.max_epochs=many");
+  const auto result = run_app(
+      "train_ds", config("baseline.yaml") + " --print-config --cfg-options runner.max_epochs=many");
   EXPECT_EQ(result.exit_status, 2) << result.output;
   EXPECT_NE(result.output.find("runner.max_epochs"), std::string::npos) << result.output;
 }

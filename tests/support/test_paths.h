@@ -28,11 +28,11 @@ bool running_in_ci();
 }  // namespace olv2::test
 
 // Skips (outside CI) or fails (under CI) the current test when the fixture `relative` is absent.
-#define OLV2_REQUIRE_FIXTURE(var, relative)                                               \
-  const std::filesystem::path var = ::olv2::test::fixture_path(relative);                 \
-  if (var.empty()) {                                                                      \
-    if (::olv2::test::running_in_ci()) {                                                  \
-      FAIL() << "fixture " << (relative) << " missing under CI (set OLV2_FIXTURES)";      \
-    }                                                                                     \
-    GTEST_SKIP() << "fixture " << (relative) << " not found (set OLV2_FIXTURES)";         \
+#define OLV2_REQUIRE_FIXTURE(var, relative)                                          \
+  const std::filesystem::path var = ::olv2::test::fixture_path(relative);            \
+  if (var.empty()) {                                                                 \
+    if (::olv2::test::running_in_ci()) {                                             \
+      FAIL() << "fixture " << (relative) << " missing under CI (set OLV2_FIXTURES)"; \
+    }                                                                                \
+    GTEST_SKIP() << "fixture " << (relative) << " not found (set OLV2_FIXTURES)";    \
   }

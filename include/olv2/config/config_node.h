@@ -102,17 +102,29 @@ class ConfigNode {
 };
 
 template <>
-inline bool ConfigNode::as<bool>() const { return as_bool(); }
+inline bool ConfigNode::as<bool>() const {
+  return as_bool();
+}
 template <>
-inline int64_t ConfigNode::as<int64_t>() const { return as_int(); }
+inline int64_t ConfigNode::as<int64_t>() const {
+  return as_int();
+}
 template <>
-inline int ConfigNode::as<int>() const { return static_cast<int>(as_int()); }
+inline int ConfigNode::as<int>() const {
+  return static_cast<int>(as_int());
+}
 template <>
-inline double ConfigNode::as<double>() const { return as_double(); }
+inline double ConfigNode::as<double>() const {
+  return as_double();
+}
 template <>
-inline float ConfigNode::as<float>() const { return static_cast<float>(as_double()); }
+inline float ConfigNode::as<float>() const {
+  return static_cast<float>(as_double());
+}
 template <>
-inline std::string ConfigNode::as<std::string>() const { return as_string(); }
+inline std::string ConfigNode::as<std::string>() const {
+  return as_string();
+}
 
 template <typename T>
 std::vector<T> ConfigNode::as_vector() const {

@@ -13,4 +13,4 @@ Schema optimizer_config_schema();
 // `lr_config`: mmcv CosineAnnealing with optional warm-up.
 Schema lr_config_schema();
 
-} // namespace olv2
+}  // namespace olv2

@@ -1,9 +1,13 @@
 #pragma once
 // Every difference between Debian's LibTorch 1.13 and the LibTorch 2.x inside PyTorch lives here.
 #include <ATen/autocast_mode.h>
+#include <ATen/core/Tensor.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
+#include <c10/util/string_utils.h>
 #include <torch/version.h>
+
+#include <string>
 
 #define OLV2_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) ||       \
@@ -52,5 +56,15 @@ inline void set_autocast_dtype(c10::DeviceType device, c10::ScalarType dtype) {
   }
 #endif
 }
+
+// The key of a parameter in torch::optim::Optimizer::state(): the TensorImpl address as a string
+// in 1.x, the address itself from 2.2 on.
+#if OLV2_TORCH_AT_LEAST(2, 2)
+inline void* optimizer_state_key(const at::Tensor& param) { return param.unsafeGetTensorImpl(); }
+#else
+inline std::string optimizer_state_key(const at::Tensor& param) {
+  return c10::guts::to_string(param.unsafeGetTensorImpl());
+}
+#endif
 
 }  // namespace olv2::compat

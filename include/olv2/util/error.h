@@ -7,8 +7,8 @@ namespace olv2 {
 // Process exit statuses shared by every app.
 enum class ExitStatus : int {
   kSuccess = 0,
-  kFailure = 1,     // a problem was found, or an internal error
-  kBadInput = 2,    // bad invocation, bad config, bad input file
+  kFailure = 1,   // a problem was found, or an internal error
+  kBadInput = 2,  // bad invocation, bad config, bad input file
 };
 
 // The one error type of the project. The message carries its context (file, key, line, frame)
@@ -24,9 +24,13 @@ class Error : public std::runtime_error {
 };
 
 // Bad invocation, bad config or a malformed input file: exit status 2.
-inline Error input_error(const std::string& message) { return Error(message, ExitStatus::kBadInput); }
+inline Error input_error(const std::string& message) {
+  return Error(message, ExitStatus::kBadInput);
+}
 
 // A failure found while running (non-finite loss, dead rank, internal error): exit status 1.
-inline Error runtime_error(const std::string& message) { return Error(message, ExitStatus::kFailure); }
+inline Error runtime_error(const std::string& message) {
+  return Error(message, ExitStatus::kFailure);
+}
 
 }  // namespace olv2

@@ -1,8 +1,8 @@
 #pragma once
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 namespace olv2 {
 

@@ -87,7 +87,8 @@ TEST(LoadConfigFile, BaseRelativeToIncludingFileOverridesRecursively) {
   EXPECT_DOUBLE_EQ(root.at("optimizer").at("weight_decay").as_double(), 0.01);
   ASSERT_EQ(root.at("list").size(), 1u);
   EXPECT_EQ(root.at("list")[0].as_int(), 3);
-  EXPECT_EQ(root.at("optimizer").at("weight_decay").location().file, (dir / "common/base.yaml").string());
+  EXPECT_EQ(root.at("optimizer").at("weight_decay").location().file,
+            (dir / "common/base.yaml").string());
   EXPECT_EQ(root.at("optimizer").at("lr").path(), "optimizer.lr");
 }
 
@@ -113,7 +114,8 @@ TEST(LoadConfigFile, MissingBaseAndCyclesAreErrors) {
 }
 
 TEST(ConfigOverrides, ValuesAreParsedAsYaml) {
-  ConfigNode root = parse_yaml("optimizer:\n  lr: 0.1\ndata:\n  pipeline: [{type: A}, {type: B}]\n", "f.yaml");
+  ConfigNode root =
+      parse_yaml("optimizer:\n  lr: 0.1\ndata:\n  pipeline: [{type: A}, {type: B}]\n", "f.yaml");
   apply_config_overrides(root, {"optimizer.lr=0.0002", "optimizer.betas=[0.9, 0.95]",
                                 "data.pipeline.1.type=C", "new.key=text"});
   EXPECT_DOUBLE_EQ(root.at("optimizer").at("lr").as_double(), 0.0002);
@@ -139,7 +141,8 @@ TEST(ConfigOverrides, MalformedOptionsAreErrors) {
 
 TEST(ToYaml, RoundTripsAndPrintsShortestNumbers) {
   const ConfigNode root = parse_yaml(
-      "a: 0.3333333333333333\nb: 1e-4\nc: [1, 2.50]\nd: {e: 'true', f: null}\ng:\n  - {type: X, k: 1}\n",
+      "a: 0.3333333333333333\nb: 1e-4\nc: [1, 2.50]\nd: {e: 'true', f: null}\ng:\n  - {type: X, k: "
+      "1}\n",
       "f.yaml");
   const std::string text = to_yaml(root);
   EXPECT_NE(text.find("a: 0.3333333333333333\n"), std::string::npos) << text;

@@ -18,18 +18,23 @@ Schema optimizer_like() {
 
 std::string all_problems(const std::string& yaml, const Schema& schema) {
   std::string joined;
-  for (const std::string& problem : schema.problems(parse_yaml(yaml, "c.yaml"))) joined += problem + "\n";
+  for (const std::string& problem : schema.problems(parse_yaml(yaml, "c.yaml")))
+    joined += problem + "\n";
   return joined;
 }
 
 TEST(Schema, AcceptsAValidTree) {
-  EXPECT_EQ(all_problems("type: AdamW\nlr: 1\nbetas: [0.9, 0.999]\ngrad_clip: null\n", optimizer_like()), "");
+  EXPECT_EQ(
+      all_problems("type: AdamW\nlr: 1\nbetas: [0.9, 0.999]\ngrad_clip: null\n", optimizer_like()),
+      "");
 }
 
 TEST(Schema, UnknownKeyNamesLocationPathAndClosestKey) {
   const Schema root = Schema::map().optional("optimizer", optimizer_like());
-  const std::string problems = all_problems("optimizer:\n  type: AdamW\n  lr: 1\n  betass: [1]\n", root);
-  EXPECT_NE(problems.find("c.yaml:4:3: unknown key `optimizer.betass`"), std::string::npos) << problems;
+  const std::string problems =
+      all_problems("optimizer:\n  type: AdamW\n  lr: 1\n  betass: [1]\n", root);
+  EXPECT_NE(problems.find("c.yaml:4:3: unknown key `optimizer.betass`"), std::string::npos)
+      << problems;
   EXPECT_NE(problems.find("did you mean `optimizer.betas`"), std::string::npos) << problems;
 }
 
@@ -53,13 +58,16 @@ TEST(Schema, MissingRequiredKeyAndBadChoice) {
 }
 
 TEST(Schema, TaggedMapsSelectTheirVariant) {
-  const Schema transform = Schema::tagged(
-      "type", {{"Pad", Schema::map().required("type", Schema::string()).optional("size_divisor", Schema::integer())},
-               {"Load", Schema::map().required("type", Schema::string())}});
+  const Schema transform =
+      Schema::tagged("type", {{"Pad", Schema::map()
+                                          .required("type", Schema::string())
+                                          .optional("size_divisor", Schema::integer())},
+                              {"Load", Schema::map().required("type", Schema::string())}});
   const Schema pipeline = Schema::sequence(transform);
   EXPECT_EQ(all_problems("- {type: Load}\n- {type: Pad, size_divisor: 32}\n", pipeline), "");
   const std::string problems = all_problems("- {type: Lod}\n- {type: Pad, size: 3}\n", pipeline);
-  EXPECT_NE(problems.find("unknown type `Lod` (did you mean `Load`?)"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("unknown type `Lod` (did you mean `Load`?)"), std::string::npos)
+      << problems;
   EXPECT_NE(problems.find("unknown key `[1].size`"), std::string::npos) << problems;
 }
 

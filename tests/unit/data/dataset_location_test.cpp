@@ -23,7 +23,8 @@ TEST(DatasetLocation, TopLevelRootsAreEverySplitsDefaults) {
 }
 
 TEST(DatasetLocation, SyntheticCollectionNaming) {
-  const DatasetLocation location = dataset_location_from_collection("data/s", "data/s", "data_dict_synthetic_val");
+  const DatasetLocation location =
+      dataset_location_from_collection("data/s", "data/s", "data_dict_synthetic_val");
   EXPECT_EQ(location.collection_file, "data/s/data_dict_synthetic.json");
   EXPECT_EQ(location.split, "val");
 }
@@ -34,9 +35,11 @@ TEST(DatasetLocation, MissingRootOrMalformedCollectionIsAnError) {
     resolve_dataset_location(no_root, "train");
     FAIL();
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("data.train.data_root"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("data.train.data_root"), std::string::npos)
+        << error.what();
   }
-  const ConfigNode bad = parse_yaml("data_root: d\nmeta_root: m\ndata:\n  train: {collection: train}\n", "c.yaml");
+  const ConfigNode bad =
+      parse_yaml("data_root: d\nmeta_root: m\ndata:\n  train: {collection: train}\n", "c.yaml");
   EXPECT_THROW(resolve_dataset_location(bad, "train"), Error);
 }
 

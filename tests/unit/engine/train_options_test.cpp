@@ -28,11 +28,31 @@ TEST(TrainOptions, Defaults) {
 }
 
 TEST(TrainOptions, EveryFlag) {
-  const TrainOptions options =
-      parse({"c.yaml", "--work-dir", "w", "--resume-from", "auto", "--load-from", "l.pth",
-             "--no-validate", "--seed", "7", "--deterministic", "--launcher", "pytorch",
-             "--local-rank", "1", "--use-ds", "--deepspeed-config", "ds.json", "--use-fp16",
-             "--threads", "3", "--print-config", "--cfg-options", "a.b=1", "c=[1,2]"});
+  const TrainOptions options = parse({"c.yaml",
+                                      "--work-dir",
+                                      "w",
+                                      "--resume-from",
+                                      "auto",
+                                      "--load-from",
+                                      "l.pth",
+                                      "--no-validate",
+                                      "--seed",
+                                      "7",
+                                      "--deterministic",
+                                      "--launcher",
+                                      "pytorch",
+                                      "--local-rank",
+                                      "1",
+                                      "--use-ds",
+                                      "--deepspeed-config",
+                                      "ds.json",
+                                      "--use-fp16",
+                                      "--threads",
+                                      "3",
+                                      "--print-config",
+                                      "--cfg-options",
+                                      "a.b=1",
+                                      "c=[1,2]"});
   EXPECT_EQ(options.work_dir, "w");
   EXPECT_EQ(options.resume_from, "auto");
   EXPECT_EQ(options.load_from, "l.pth");
