@@ -1,0 +1,10 @@
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+namespace olv2 {
+
+// CRC-32 (IEEE 802.3, as zip archives store it) of `data`, continuing from `crc`.
+uint32_t crc32(std::string_view data, uint32_t crc = 0);
+
+}  // namespace olv2

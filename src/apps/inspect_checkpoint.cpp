@@ -1,0 +1,47 @@
+// inspect_checkpoint FILE [--tensors]: prints the object tree of a PyTorch .pth file.
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+
+#include "olv2/util/app_main.h"
+#include "olv2/util/error.h"
+#include "olv2/util/pth_file.h"
+#include "olv2/util/pth_print.h"
+
+namespace {
+
+std::string file_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const auto size = static_cast<long long>(in.tellg());
+  in.seekg(0);
+  std::string head(16, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return path + ": " + olv2::to_string(olv2::detect_pth_format(head)) + " format, " +
+         std::to_string(size) + " bytes";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Prints the tree of a PyTorch checkpoint (.pth/.pt): keys, dtypes, shapes, meta values"};
+  std::string path;
+  olv2::PthPrintOptions options;
+  app.add_option("file", path, "checkpoint written by torch.save (zip or legacy format)")
+      ->required();
+  app.add_flag("--tensors", options.tensor_values,
+               "also print min/max/mean and the first values of each tensor");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int status = app.exit(error);
+    return status == 0 ? 0 : static_cast<int>(olv2::ExitStatus::kBadInput);
+  }
+  return olv2::guarded_main("inspect_checkpoint", [&] {
+    const olv2::PthValue value = olv2::read_pth(path);
+    std::cout << file_header(path) << '\n';
+    olv2::print_pth_tree(std::cout, value, options);
+    return static_cast<int>(olv2::ExitStatus::kSuccess);
+  });
+}
