@@ -1,5 +1,7 @@
 #include "olv2/data/data_schema.h"
 
+#include "olv2/data/pipeline_schema.h"
+
 namespace olv2 {
 
 Schema dataset_schema() {
@@ -8,7 +10,7 @@ Schema dataset_schema() {
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
       .required("collection", Schema::string())
-      .optional("pipeline", Schema::sequence(Schema::open_map()))
+      .optional("pipeline", pipeline_schema())
       .optional("test_mode", Schema::boolean());
 }
 

@@ -1,0 +1,67 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace olv2 {
+
+// One camera of a frame, as written in the frame's `sensor` map (file order;
+// camera 0 is the front view). Matrices are row-major.
+struct CameraInfo {
+  std::string name;           // e.g. "ring_front_center"
+  std::string image_path;     // relative to data_root, as written in the frame JSON
+  std::array<double, 9> K{};  // 3x3 pinhole matrix of the original image
+  std::array<double, 9> R{};  // 3x3 camera->ego rotation (p_ego = R p_cam + t)
+  std::array<double, 3> t{};  // camera position in ego, metres
+};
+
+// Ego->global pose of a frame. Row-major rotation.
+struct Pose {
+  std::array<double, 9> rotation{};
+  std::array<double, 3> translation{};
+};
+
+// A lane centerline: `points` holds num_points() x 3 floats (x, y, z in ego
+// metres), row-major, already subsampled by the reader's point interval.
+struct LaneCenterline {
+  int64_t id = 0;
+  std::vector<float> points;
+  int64_t num_points() const { return static_cast<int64_t>(points.size() / 3); }
+};
+
+// A traffic element box in pixels of the original (portrait) front image.
+struct TrafficElement {
+  int64_t id = 0;
+  int64_t category = 0;   // 1 traffic light, 2 road sign (unused by the baseline)
+  int64_t attribute = 0;  // 0..12: the class the baseline learns
+  float x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+};
+
+// One OpenLane-V2 frame as read from
+// `<data_root>/<split>/<segment>/info/<timestamp>.json`, converted as the
+// original preprocessing does (float64 geometry, float32 points, int8
+// topology). Plain containers only: evaluation uses it without torch.
+struct Frame {
+  std::string split;
+  std::string segment_id;  // "scene_token" of the original
+  std::string timestamp;   // "sample_idx" of the original (string, no ".json")
+
+  std::vector<CameraInfo> cameras;  // file order
+  Pose pose;
+
+  bool has_annotation = false;  // false on test frames
+  std::vector<LaneCenterline> lanes;
+  std::vector<TrafficElement> traffic_elements;
+  // Row-major int8 0/1 matrices: [lanes x lanes] (lane i -> lane j) and [lanes
+  // x elements].
+  std::vector<int8_t> topology_lclc;
+  std::vector<int8_t> topology_lcte;
+
+  size_t num_lanes() const { return lanes.size(); }
+  size_t num_traffic_elements() const { return traffic_elements.size(); }
+  int8_t lclc(size_t i, size_t j) const { return topology_lclc[i * lanes.size() + j]; }
+  int8_t lcte(size_t i, size_t k) const { return topology_lcte[i * traffic_elements.size() + k]; }
+};
+
+}  // namespace olv2

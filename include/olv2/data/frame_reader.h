@@ -1,0 +1,80 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "olv2/data/frame.h"
+
+namespace olv2 {
+
+// Identifies one frame of a collection.
+struct FrameKey {
+  std::string split;
+  std::string segment_id;
+  std::string timestamp;  // without ".json"
+};
+
+// The original preprocessing keeps every centerline point for train (interval
+// 1) and every 20th for val/test (201 -> 11 points).
+int default_point_interval(const std::string& split);
+
+// Split names of a collection JSON (`{split: {segment: ["<ts>.json", ...]}}`)
+// in file order.
+std::vector<std::string> read_collection_splits(const std::filesystem::path& collection_file);
+
+// The frames of `split` in a collection JSON, in file order: segments are NOT
+// sorted. Throws an input error naming the file when it is malformed or lacks
+// the split.
+std::vector<FrameKey> read_collection(const std::filesystem::path& collection_file,
+                                      const std::string& split);
+
+// `<data_root>/<split>/<segment>/info/<timestamp>.json`.
+std::filesystem::path frame_info_path(const std::filesystem::path& data_root, const FrameKey& key);
+
+struct FrameReadOptions {
+  int point_interval = 1;  // keep centerline points 0, k, 2k, ... (the last one when k divides)
+};
+
+// Parses one frame JSON text; `source` names the file in errors. Unknown keys
+// are ignored; missing or ill-typed keys, wrong matrix sizes, non-finite
+// numbers and topology matrices that do not fit the lane/element counts are
+// input errors naming `source`.
+Frame parse_frame(const std::string& json_text, const std::string& source, const FrameKey& key,
+                  const FrameReadOptions& options);
+
+// Reads and parses frame `key` under `data_root`.
+Frame read_frame(const std::filesystem::path& data_root, const FrameKey& key,
+                 const FrameReadOptions& options);
+
+// The frames of one split of a collection. Construction reads only the
+// collection (a 27k-frame dataset indexes in milliseconds); frames are parsed
+// on demand by load(), which is thread-safe. Errors for a frame the collection
+// lists but the disk lacks name both files.
+class FrameIndex {
+ public:
+  FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
+             const std::string& split, FrameReadOptions options);
+  // point_interval = default_point_interval(split).
+  FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
+             const std::string& split);
+
+  size_t size() const { return keys_.size(); }
+  const FrameKey& key(size_t index) const { return keys_.at(index); }
+  const std::vector<FrameKey>& keys() const { return keys_; }
+  const std::string& split() const { return split_; }
+  const std::filesystem::path& data_root() const { return data_root_; }
+  const std::filesystem::path& collection_file() const { return collection_file_; }
+  const FrameReadOptions& options() const { return options_; }
+
+  Frame load(size_t index) const;
+
+ private:
+  std::filesystem::path data_root_;
+  std::filesystem::path collection_file_;
+  std::string split_;
+  FrameReadOptions options_;
+  std::vector<FrameKey> keys_;
+};
+
+}  // namespace olv2

@@ -1,0 +1,75 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <opencv2/core/mat.hpp>
+#include <string>
+#include <vector>
+
+#include "olv2/data/frame.h"
+#include "olv2/data/sample.h"
+
+namespace olv2 {
+
+// A row-major 4x4 float64 matrix.
+using Matrix4d = std::array<double, 16>;
+
+// What the transforms pass along (the original's `results` dict): built from a
+// Frame as the original dataset's get_data_info / get_ann_info do, then changed
+// by each transform in turn.
+struct PipelineData {
+  std::string frame_name;  // "<split>/<segment>/info/<timestamp>.json", for errors
+  std::string scene_token;
+  std::string sample_idx;
+  std::string data_root;
+  std::vector<std::string> camera_names;
+  std::vector<std::string> img_paths;  // data_root + "/" + image_path
+
+  // Images, HWC, one per camera. After loading they may still be 8-bit BGR (the
+  // float conversion is deferred so that normalisation can fuse with it);
+  // `images_float` says which.
+  std::vector<cv::Mat> images;
+  bool images_float = false;
+  bool images_rgb = false;  // channel order after NormalizeMultiviewImage(to_rgb)
+  std::vector<std::array<int64_t, 3>> img_shape;  // (H, W, C) per camera
+  std::vector<std::array<int64_t, 3>> ori_shape;
+  // Padding is recorded here and written by the format bundle (it fills a
+  // zeroed tensor of this size), which saves a full pass over every image.
+  std::vector<std::array<int64_t, 3>> pad_shape;
+  float pad_val = 0;
+  std::array<float, 4> scale_factor{1.f, 1.f, 1.f, 1.f};
+  // Channel permutation drawn by the photometric distortion, applied by the
+  // format bundle: output channel c takes input channel channel_order[c].
+  std::vector<std::array<int, 3>> channel_order;
+
+  // Geometry (float64), per camera.
+  std::vector<Matrix4d> lidar2img;
+  std::vector<Matrix4d> lidar2cam;
+  std::vector<Matrix4d> cam_intrinsic;          // K in a 4x4 identity
+  std::vector<std::array<double, 9>> rots;      // R^T
+  std::vector<std::array<double, 3>> trans;     // -t
+  std::vector<std::array<double, 9>> cam2imgs;  // K
+  std::array<double, 18> can_bus{};
+
+  // Ground truth (get_ann_info), before formatting.
+  int64_t num_lanes = 0;
+  int64_t lane_points = 0;   // P, or 15 after CustomParameterizeLane
+  std::vector<float> gt_lc;  // [num_lanes, lane_points, 3] (or [num_lanes, 15])
+  bool gt_lc_parameterized = false;
+  std::vector<float> gt_te;  // [k, 4]
+  std::vector<int64_t> gt_te_labels;
+  std::vector<int8_t> gt_topology_lclc;
+  std::vector<int8_t> gt_topology_lcte;
+
+  // Set by the format bundle and Collect.
+  Sample sample;
+  bool formatted = false;
+};
+
+// Builds the pipeline input of a frame as the original dataset does (camera 0
+// must be the front view). Throws an input error naming the frame otherwise.
+PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root);
+
+// The original's can_bus for a pose (with its quirks, spec §1.4).
+std::array<double, 18> compute_can_bus(const Pose& pose);
+
+}  // namespace olv2

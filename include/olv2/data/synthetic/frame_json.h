@@ -1,0 +1,28 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "olv2/data/synthetic/camera_rig.h"
+#include "olv2/data/synthetic/scene.h"
+
+namespace olv2::synthetic {
+
+// Where a frame lives: `<split>/<segment_id>/info/<timestamp>.json`.
+struct SyntheticFrameId {
+  std::string split;
+  std::string segment_id;  // 5 digits
+  int64_t timestamp = 0;   // 18 digits
+};
+
+// Relative image path of `camera_name` for a frame, as written in its `sensor`
+// record.
+std::string synthetic_image_path(const SyntheticFrameId& id, const std::string& camera_name);
+
+// The frame's info JSON in the OpenLane-V2 subset A layout and key order (spec
+// §1.2).
+std::string synthetic_frame_json(const SyntheticFrameId& id,
+                                 const std::vector<SyntheticCamera>& cameras,
+                                 const SyntheticScene& scene);
+
+}  // namespace olv2::synthetic

@@ -1,0 +1,34 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+
+namespace olv2::synthetic {
+
+struct SyntheticDataOptions {
+  std::filesystem::path out;  // becomes the data_root of a config
+  int64_t frames = 48;        // in all
+  int64_t val_frames = 8;     // of `frames`, in the val split
+  uint64_t seed = 0;
+  double image_scale = 0.125;  // image size relative to the real Argoverse 2 cameras
+  bool write_images = true;    // false: annotations only
+  int64_t frames_per_segment = 8;
+};
+
+struct SyntheticDataSummary {
+  std::filesystem::path collection_file;  // out/data_dict_synthetic.json
+  int64_t train_frames = 0;
+  int64_t val_frames = 0;
+  int64_t segments = 0;
+  int64_t lanes = 0;
+  int64_t traffic_elements = 0;
+  int64_t images = 0;
+};
+
+// Writes a small OpenLane-V2 subset-A-format dataset under options.out: the
+// collection `data_dict_synthetic.json` (splits train, val) and per frame its
+// info JSON and 7 camera JPEGs. Everything derives from options.seed. Bad
+// options are input errors; files that cannot be written are runtime errors
+// naming the path.
+SyntheticDataSummary make_synthetic_data(const SyntheticDataOptions& options);
+
+}  // namespace olv2::synthetic

@@ -1,0 +1,116 @@
+#include "olv2/data/batch.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+// Stacks [N, 3, H, W] images, zero-padding each to the largest H and W (the
+// original collate).
+at::Tensor stack_images(const std::vector<Sample>& samples) {
+  int64_t H = 0, W = 0;
+  bool same = true;
+  for (const Sample& s : samples) {
+    H = std::max(H, s.img.size(2));
+    W = std::max(W, s.img.size(3));
+    same = same && s.img.sizes() == samples[0].img.sizes();
+  }
+  if (same) {
+    std::vector<at::Tensor> images;
+    for (const Sample& s : samples) images.push_back(s.img);
+    return at::stack(images);
+  }
+  const int64_t cams = samples[0].img.size(0);
+  at::Tensor out =
+      at::zeros({static_cast<int64_t>(samples.size()), cams, 3, H, W}, samples[0].img.options());
+  for (size_t b = 0; b < samples.size(); ++b) {
+    const at::Tensor& img = samples[b].img;
+    if (img.size(0) != cams) throw runtime_error("collate: samples have different camera counts");
+    out[static_cast<int64_t>(b)].narrow(2, 0, img.size(2)).narrow(3, 0, img.size(3)).copy_(img);
+  }
+  return out;
+}
+
+std::vector<at::Tensor> moved(const std::vector<at::Tensor>& tensors, const c10::Device& device,
+                              bool non_blocking) {
+  std::vector<at::Tensor> out;
+  out.reserve(tensors.size());
+  for (const at::Tensor& t : tensors) out.push_back(t.to(device, non_blocking));
+  return out;
+}
+
+std::vector<at::Tensor> pinned(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> out;
+  out.reserve(tensors.size());
+  for (const at::Tensor& t : tensors) out.push_back(t.pin_memory());
+  return out;
+}
+
+}  // namespace
+
+Batch collate(std::vector<Sample> samples) {
+  if (samples.empty()) throw runtime_error("collate: no samples");
+  const bool with_gt = samples[0].has_gt();
+  Batch batch;
+  std::vector<at::Tensor> lidar2img, can_bus;
+  for (Sample& s : samples) {
+    if (!s.img.defined())
+      throw runtime_error("collate: a sample has no image (Collect must keep `img`)");
+    if (s.has_gt() != with_gt)
+      throw runtime_error("collate: samples with and without ground truth");
+    lidar2img.push_back(s.lidar2img);
+    can_bus.push_back(s.can_bus);
+    batch.metas.push_back(std::move(s.meta));
+    batch.indices.push_back(s.index);
+    if (with_gt) {
+      batch.gt_lc.push_back(s.gt_lc);
+      batch.gt_lc_labels.push_back(s.gt_lc_labels);
+      batch.gt_te.push_back(s.gt_te);
+      batch.gt_te_labels.push_back(s.gt_te_labels);
+      batch.gt_topology_lclc.push_back(s.gt_topology_lclc);
+      batch.gt_topology_lcte.push_back(s.gt_topology_lcte);
+    }
+  }
+  batch.images = stack_images(samples);
+  batch.lidar2img = at::stack(lidar2img);
+  batch.can_bus = at::stack(can_bus);
+  return batch;
+}
+
+Batch Batch::to(const c10::Device& device, bool non_blocking) const {
+  Batch out;
+  out.images = images.to(device, non_blocking);
+  out.lidar2img = lidar2img.to(device, non_blocking);
+  out.can_bus = can_bus.to(device, non_blocking);
+  out.metas = metas;
+  out.indices = indices;
+  out.gt_lc = moved(gt_lc, device, non_blocking);
+  out.gt_lc_labels = moved(gt_lc_labels, device, non_blocking);
+  out.gt_te = moved(gt_te, device, non_blocking);
+  out.gt_te_labels = moved(gt_te_labels, device, non_blocking);
+  out.gt_topology_lclc = moved(gt_topology_lclc, device, non_blocking);
+  out.gt_topology_lcte = moved(gt_topology_lcte, device, non_blocking);
+  return out;
+}
+
+Batch Batch::pin_memory() const {
+  Batch out;
+  out.images = images.pin_memory();
+  out.lidar2img = lidar2img.pin_memory();
+  out.can_bus = can_bus.pin_memory();
+  out.metas = metas;
+  out.indices = indices;
+  out.gt_lc = pinned(gt_lc);
+  out.gt_lc_labels = pinned(gt_lc_labels);
+  out.gt_te = pinned(gt_te);
+  out.gt_te_labels = pinned(gt_te_labels);
+  out.gt_topology_lclc = pinned(gt_topology_lclc);
+  out.gt_topology_lcte = pinned(gt_topology_lcte);
+  return out;
+}
+
+}  // namespace olv2

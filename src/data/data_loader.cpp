@@ -1,0 +1,191 @@
+#include "olv2/data/data_loader.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "olv2/data/dataset.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+namespace {
+
+// Re-throws the current exception with `name` in front unless the message already names it.
+[[noreturn]] void rethrow_naming(const std::string& name) {
+  try {
+    throw;
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    if (message.find(name) != std::string::npos) {
+      throw;
+    }
+    throw Error(name + ": " + message, error.status());
+  } catch (const std::exception& error) {
+    throw runtime_error(name + ": " + error.what());
+  }
+}
+
+}  // namespace
+
+DataLoader::DataLoader(SampleSource source, std::shared_ptr<Sampler> sampler,
+                       DataLoaderOptions options, SampleNamer namer)
+    : source_(std::move(source)),
+      namer_(std::move(namer)),
+      sampler_(std::move(sampler)),
+      options_(options) {
+  if (options_.samples_per_gpu < 1 || options_.workers_per_gpu < 0) {
+    throw input_error("data loader: samples_per_gpu " + std::to_string(options_.samples_per_gpu) +
+                      ", workers_per_gpu " + std::to_string(options_.workers_per_gpu) +
+                      ": expected samples_per_gpu >= 1 and workers_per_gpu >= 0");
+  }
+  if (!source_ || !sampler_) {
+    throw runtime_error("data loader: no sample source or sampler given");
+  }
+}
+
+DataLoader::DataLoader(const OpenLaneV2Dataset& dataset, std::shared_ptr<Sampler> sampler,
+                       DataLoaderOptions options)
+    : DataLoader(
+          [&dataset](int64_t index, int64_t epoch) {
+            return dataset.try_get(static_cast<size_t>(index), epoch);
+          },
+          std::move(sampler), options,
+          [&dataset](int64_t index) {
+            return "frame " + frame_info_path(dataset.index().data_root(),
+                                              dataset.index().key(static_cast<size_t>(index)))
+                                  .string();
+          }) {}
+
+DataLoader::~DataLoader() { stop_workers(); }
+
+int64_t DataLoader::batches_per_epoch() const {
+  return (sampler_->size() + options_.samples_per_gpu - 1) / options_.samples_per_gpu;
+}
+
+void DataLoader::start_epoch(int64_t epoch) {
+  stop_workers();
+  epoch_ = epoch;
+  started_ = true;
+  sampler_->set_epoch(epoch);
+  order_ = sampler_->indices();
+  const auto samples = static_cast<int64_t>(order_.size());
+  num_batches_ = (samples + options_.samples_per_gpu - 1) / options_.samples_per_gpu;
+  next_to_consume_ = 0;
+  next_to_claim_ = 0;
+  ready_.clear();
+  failed_ = false;
+  stopping_ = false;
+  const int64_t threads = std::min(options_.workers_per_gpu, num_batches_);
+  for (int64_t i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] { worker_loop(); });
+  }
+}
+
+std::optional<Batch> DataLoader::next() {
+  if (!started_) {
+    start_epoch(epoch_);
+  }
+  while (next_to_consume_ < num_batches_) {
+    const int64_t number = next_to_consume_;
+    Slot slot;
+    if (workers_.empty()) {
+      ++next_to_consume_;
+      try {
+        slot.batch = load_batch(number);
+      } catch (...) {
+        slot.error = std::current_exception();
+      }
+    } else {
+      std::unique_lock<std::mutex> lock(mutex_);
+      slot_ready_.wait(lock, [&] { return ready_.count(number) > 0; });
+      slot = std::move(ready_[number]);
+      ready_.erase(number);
+      ++next_to_consume_;
+      lock.unlock();
+      room_.notify_all();
+    }
+    if (slot.error) {
+      stop_workers();
+      next_to_consume_ = num_batches_;
+      std::rethrow_exception(slot.error);
+    }
+    if (slot.batch) {
+      return std::move(slot.batch);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
+  const auto begin = static_cast<size_t>(batch_number * options_.samples_per_gpu);
+  const size_t end = std::min(order_.size(), begin + static_cast<size_t>(options_.samples_per_gpu));
+  std::vector<Sample> samples;
+  for (size_t position = begin; position < end; ++position) {
+    if (stopping_) {
+      return std::nullopt;
+    }
+    const int64_t index = order_[position];
+    try {
+      std::optional<Sample> sample = source_(index, epoch_);
+      if (sample) {
+        samples.push_back(std::move(*sample));
+      }
+    } catch (...) {
+      rethrow_naming(namer_ ? namer_(index) : "sample " + std::to_string(index));
+    }
+  }
+  if (samples.empty()) {
+    return std::nullopt;
+  }
+  Batch batch = collate(std::move(samples));
+  if (options_.pin_memory) {
+    batch = batch.pin_memory();
+  }
+  return batch;
+}
+
+void DataLoader::worker_loop() {
+  const int64_t window = std::max(options_.prefetch_batches, options_.workers_per_gpu);
+  for (;;) {
+    int64_t number = 0;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      room_.wait(lock, [&] {
+        return stopping_ || failed_ || next_to_claim_ >= num_batches_ ||
+               next_to_claim_ < next_to_consume_ + window;
+      });
+      if (stopping_ || failed_ || next_to_claim_ >= num_batches_) {
+        return;
+      }
+      number = next_to_claim_++;
+    }
+    Slot slot;
+    try {
+      slot.batch = load_batch(number);
+    } catch (...) {
+      slot.error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (slot.error) {
+        failed_ = true;
+      }
+      ready_[number] = std::move(slot);
+    }
+    slot_ready_.notify_all();
+  }
+}
+
+void DataLoader::stop_workers() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  room_.notify_all();
+  for (std::thread& worker : workers_) {
+    worker.join();
+  }
+  workers_.clear();
+}
+
+}  // namespace olv2

@@ -1,0 +1,53 @@
+#include "olv2/data/dataset.h"
+
+#include <malloc.h>
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+// Every sample allocates the same large image buffers (tens of MB each). glibc serves them with
+// fresh mmap()s whose page faults cost more than the pixel work itself (measured: 1.5 s vs
+// 0.7 s per full-size train sample), so keep freed memory in the heap for reuse.
+void keep_freed_memory_for_reuse() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+#ifdef M_MMAP_MAX
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+  });
+}
+
+}  // namespace
+
+OpenLaneV2Dataset::OpenLaneV2Dataset(FrameIndex index, Pipeline pipeline, DatasetOptions options)
+    : index_(std::move(index)), pipeline_(std::move(pipeline)), options_(options) {
+  keep_freed_memory_for_reuse();
+}
+
+Sample OpenLaneV2Dataset::get(size_t index, int64_t epoch) const {
+  const Frame frame = index_.load(index);
+  std::mt19937_64 rng = make_sample_rng(options_.seed, epoch, static_cast<int64_t>(index));
+  Sample sample = pipeline_.run(frame, index_.data_root().string(), rng);
+  sample.index = static_cast<int64_t>(index);
+  return sample;
+}
+
+std::optional<Sample> OpenLaneV2Dataset::try_get(size_t index, int64_t epoch) const {
+  if (!options_.skip_bad_frames) return get(index, epoch);
+  try {
+    return get(index, epoch);
+  } catch (const Error& e) {
+    const int64_t count = ++skipped_;
+    spdlog::warn("skipping bad frame {} of split {} ({} skipped so far): {}", index, index_.split(),
+                 count, e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace olv2

@@ -1,0 +1,124 @@
+// The collection JSON and the on-demand frame index.
+#include "olv2/data/frame_reader.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps the file's key order: segments are
+                                      // not sorted
+
+std::string read_text_file(const std::filesystem::path& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(what + " " + path.string() + ": cannot open file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw input_error(what + " " + path.string() + ": read error");
+  return buffer.str();
+}
+
+Json read_collection_json(const std::filesystem::path& file) {
+  const std::string text = read_text_file(file, "collection");
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw input_error("collection " + file.string() + ": malformed JSON: " + e.what());
+  }
+  if (!root.is_object()) {
+    throw input_error("collection " + file.string() +
+                      ": expected an object {split: {segment: [\"<timestamp>.json\", ...]}}");
+  }
+  return root;
+}
+
+const std::string kJsonSuffix = ".json";
+
+}  // namespace
+
+int default_point_interval(const std::string& split) { return split == "train" ? 1 : 20; }
+
+std::vector<std::string> read_collection_splits(const std::filesystem::path& collection_file) {
+  std::vector<std::string> splits;
+  const Json root = read_collection_json(collection_file);  // items() must not outlive it
+  for (const auto& item : root.items()) splits.push_back(item.key());
+  return splits;
+}
+
+std::vector<FrameKey> read_collection(const std::filesystem::path& collection_file,
+                                      const std::string& split) {
+  const Json root = read_collection_json(collection_file);
+  const std::string where = "collection " + collection_file.string();
+  auto it = root.find(split);
+  if (it == root.end()) {
+    std::string available;
+    for (const auto& item : root.items()) available += (available.empty() ? "" : ", ") + item.key();
+    throw input_error(where + ": no split `" + split + "` (has: " + available + ")");
+  }
+  if (!it->is_object())
+    throw input_error(where + ": key `" + split + "`: expected an object of segments");
+  std::vector<FrameKey> keys;
+  for (const auto& [segment, frames] : it->items()) {
+    const std::string key_path = "key `" + split + "." + segment + "`";
+    if (!frames.is_array())
+      throw input_error(where + ": " + key_path + ": expected a list of \"<timestamp>.json\"");
+    for (const Json& name : frames) {
+      const std::string file = name.is_string() ? name.get<std::string>() : std::string();
+      const bool ok =
+          file.size() > kJsonSuffix.size() &&
+          file.compare(file.size() - kJsonSuffix.size(), kJsonSuffix.size(), kJsonSuffix) == 0 &&
+          file.find('/') == std::string::npos;
+      if (!ok)
+        throw input_error(where + ": " + key_path + ": expected \"<timestamp>.json\", got " +
+                          name.dump());
+      keys.push_back({split, segment, file.substr(0, file.size() - kJsonSuffix.size())});
+    }
+  }
+  return keys;
+}
+
+std::filesystem::path frame_info_path(const std::filesystem::path& data_root, const FrameKey& key) {
+  return data_root / key.split / key.segment_id / "info" / (key.timestamp + kJsonSuffix);
+}
+
+Frame read_frame(const std::filesystem::path& data_root, const FrameKey& key,
+                 const FrameReadOptions& options) {
+  const std::filesystem::path path = frame_info_path(data_root, key);
+  return parse_frame(read_text_file(path, "frame"), path.string(), key, options);
+}
+
+FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
+                       const std::string& split, FrameReadOptions options)
+    : data_root_(std::move(data_root)),
+      collection_file_(std::move(collection_file)),
+      split_(split),
+      options_(options),
+      keys_(read_collection(collection_file_, split)) {}
+
+FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
+                       const std::string& split)
+    : FrameIndex(std::move(data_root), std::move(collection_file), split,
+                 FrameReadOptions{default_point_interval(split)}) {}
+
+Frame FrameIndex::load(size_t index) const {
+  if (index >= keys_.size()) {
+    throw runtime_error("frame index " + std::to_string(index) + " out of range (" +
+                        std::to_string(keys_.size()) + " frames in split " + split_ + ")");
+  }
+  const FrameKey& key = keys_[index];
+  const std::filesystem::path path = frame_info_path(data_root_, key);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw input_error("collection " + collection_file_.string() + " lists frame " + key.split +
+                      "/" + key.segment_id + "/" + key.timestamp + ".json, but " + path.string() +
+                      " does not exist");
+  }
+  return read_frame(data_root_, key, options_);
+}
+
+}  // namespace olv2

@@ -1,0 +1,55 @@
+#include "olv2/data/pipeline.h"
+
+#include "olv2/config/schema.h"
+#include "olv2/data/transforms/registry.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+Pipeline::Pipeline(std::vector<std::shared_ptr<const Transform>> transforms)
+    : transforms_(std::move(transforms)) {}
+
+PipelineData Pipeline::run_data(const Frame& frame, const std::string& data_root,
+                                std::mt19937_64& rng) const {
+  PipelineData data = make_pipeline_data(frame, data_root);
+  for (const auto& transform : transforms_) transform->apply(data, rng);
+  return data;
+}
+
+Sample Pipeline::run(const Frame& frame, const std::string& data_root, std::mt19937_64& rng) const {
+  PipelineData data = run_data(frame, data_root, rng);
+  if (!data.formatted) {
+    throw input_error("pipeline: it must end with CustomDefaultFormatBundle and Collect");
+  }
+  return std::move(data.sample);
+}
+
+std::vector<std::string> Pipeline::types() const {
+  std::vector<std::string> names;
+  for (const auto& transform : transforms_) names.emplace_back(transform->type());
+  return names;
+}
+
+Pipeline build_pipeline(const ConfigNode& pipeline_list, const std::set<std::string>& skip_types) {
+  pipeline_list.require_kind(ConfigNode::Kind::kSequence);
+  std::vector<std::shared_ptr<const Transform>> transforms;
+  const auto& registry = transform_registry();
+  for (const ConfigNode& entry : pipeline_list.elements()) {
+    entry.require_kind(ConfigNode::Kind::kMap);
+    const std::string type = entry.at("type").as_string();
+    auto it = registry.find(type);
+    if (it == registry.end()) {
+      std::vector<std::string> known;
+      for (const auto& item : registry) known.push_back(item.first);
+      const std::string suggestion = closest_match(type, known);
+      throw input_error(entry.at("type").where() + ": unknown transform type '" + type + "'" +
+                        (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
+    }
+    validate_config(entry, it->second.schema());
+    if (skip_types.count(type) != 0) continue;
+    transforms.push_back(it->second.build(entry));
+  }
+  return Pipeline(std::move(transforms));
+}
+
+}  // namespace olv2

@@ -1,0 +1,154 @@
+// get_data_info / get_ann_info of the original dataset: a Frame becomes the
+// pipeline input.
+#include "olv2/data/pipeline_data.h"
+
+#include <cmath>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+using Matrix3d = std::array<double, 9>;
+
+Matrix3d inverse3(const Matrix3d& m) {
+  const double c00 = m[4] * m[8] - m[5] * m[7];
+  const double c01 = m[5] * m[6] - m[3] * m[8];
+  const double c02 = m[3] * m[7] - m[4] * m[6];
+  const double det = m[0] * c00 + m[1] * c01 + m[2] * c02;
+  const double inv = 1.0 / det;
+  return {c00 * inv, (m[2] * m[7] - m[1] * m[8]) * inv, (m[1] * m[5] - m[2] * m[4]) * inv,
+          c01 * inv, (m[0] * m[8] - m[2] * m[6]) * inv, (m[2] * m[3] - m[0] * m[5]) * inv,
+          c02 * inv, (m[1] * m[6] - m[0] * m[7]) * inv, (m[0] * m[4] - m[1] * m[3]) * inv};
+}
+
+Matrix4d multiply4(const Matrix4d& a, const Matrix4d& b) {
+  Matrix4d out{};
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      double sum = 0.0;
+      for (int k = 0; k < 4; ++k) sum += a[r * 4 + k] * b[k * 4 + c];
+      out[r * 4 + c] = sum;
+    }
+  return out;
+}
+
+Matrix4d embed_intrinsic(const Matrix3d& K) {
+  Matrix4d out{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out[r * 4 + c] = K[r * 3 + c];
+  return out;
+}
+
+// Ego->camera as a column-vector 4x4: [[R^-1, -R^-1 t], [0, 1]] (the original
+// inverts R).
+Matrix4d ego_to_camera(const Matrix3d& R_inv, const std::array<double, 3>& t) {
+  Matrix4d out{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  for (int r = 0; r < 3; ++r) {
+    double shift = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      out[r * 4 + c] = R_inv[r * 3 + c];
+      shift += t[c] * R_inv[r * 3 + c];
+    }
+    out[r * 4 + 3] = -shift;
+  }
+  return out;
+}
+
+// pyquaternion's Quaternion._from_matrix: a trace method on m = R^T, with its
+// branch choice (which decides the sign of w). Returns (w, x, y, z).
+std::array<double, 4> quaternion_from_matrix(const Matrix3d& R) {
+  auto m = [&R](int i, int j) { return R[j * 3 + i]; };  // m = R^T
+  double t = 0.0;
+  std::array<double, 4> q{};
+  if (m(2, 2) < 0) {
+    if (m(0, 0) > m(1, 1)) {
+      t = 1 + m(0, 0) - m(1, 1) - m(2, 2);
+      q = {m(1, 2) - m(2, 1), t, m(0, 1) + m(1, 0), m(2, 0) + m(0, 2)};
+    } else {
+      t = 1 - m(0, 0) + m(1, 1) - m(2, 2);
+      q = {m(2, 0) - m(0, 2), m(0, 1) + m(1, 0), t, m(1, 2) + m(2, 1)};
+    }
+  } else {
+    if (m(0, 0) < -m(1, 1)) {
+      t = 1 - m(0, 0) - m(1, 1) + m(2, 2);
+      q = {m(0, 1) - m(1, 0), m(2, 0) + m(0, 2), m(1, 2) + m(2, 1), t};
+    } else {
+      t = 1 + m(0, 0) + m(1, 1) + m(2, 2);
+      q = {t, m(1, 2) - m(2, 1), m(2, 0) - m(0, 2), m(0, 1) - m(1, 0)};
+    }
+  }
+  const double scale = 0.5 / std::sqrt(t);
+  for (double& v : q) v *= scale;
+  return q;
+}
+
+// pyquaternion's yaw (normalising first unless already unit within 1e-14).
+double pyquaternion_yaw(std::array<double, 4> q) {
+  const double sum_sq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  if (std::abs(1.0 - sum_sq) >= 1e-14) {
+    const double norm = std::sqrt(sum_sq);
+    if (norm > 0)
+      for (double& v : q) v /= norm;
+  }
+  return std::atan2(2 * (q[0] * q[3] - q[1] * q[2]), 1 - 2 * (q[2] * q[2] + q[3] * q[3]));
+}
+
+}  // namespace
+
+std::array<double, 18> compute_can_bus(const Pose& pose) {
+  std::array<double, 18> can_bus{};
+  for (int i = 0; i < 3; ++i) can_bus[i] = pose.translation[i];
+  const std::array<double, 4> q = quaternion_from_matrix(pose.rotation);
+  // Original behaviour: a pyquaternion assigned into can_bus[3:7] becomes
+  // float(q) = w, four times (spec §1.4).
+  for (int i = 3; i < 7; ++i) can_bus[i] = q[0];
+  double angle = pyquaternion_yaw(q) / M_PI * 180;
+  if (angle < 0) angle += 360;
+  can_bus[16] = angle / 180 * M_PI;
+  can_bus[17] = angle;
+  return can_bus;
+}
+
+PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root) {
+  PipelineData data;
+  data.frame_name = frame.split + "/" + frame.segment_id + "/info/" + frame.timestamp + ".json";
+  data.scene_token = frame.segment_id;
+  data.sample_idx = frame.timestamp;
+  data.data_root = data_root;
+  if (frame.cameras.empty() || frame.cameras[0].name != "ring_front_center") {
+    throw input_error("frame " + data.frame_name + ": the first camera of `sensor` must be " +
+                      "ring_front_center, got " +
+                      (frame.cameras.empty() ? std::string("none") : frame.cameras[0].name));
+  }
+  for (const CameraInfo& camera : frame.cameras) {
+    const Matrix3d R_inv = inverse3(camera.R);
+    const Matrix4d K4 = embed_intrinsic(camera.K);
+    const Matrix4d e2c = ego_to_camera(R_inv, camera.t);
+    data.camera_names.push_back(camera.name);
+    data.img_paths.push_back(data_root + "/" + camera.image_path);
+    data.lidar2cam.push_back(e2c);
+    data.cam_intrinsic.push_back(K4);
+    data.lidar2img.push_back(multiply4(K4, e2c));
+    data.rots.push_back(R_inv);
+    data.trans.push_back({-camera.t[0], -camera.t[1], -camera.t[2]});
+    data.cam2imgs.push_back(camera.K);
+  }
+  data.can_bus = compute_can_bus(frame.pose);
+
+  const size_t n = frame.lanes.size();
+  data.num_lanes = static_cast<int64_t>(n);
+  data.lane_points = n == 0 ? 0 : frame.lanes[0].num_points();
+  data.gt_lc.reserve(n * data.lane_points * 3);
+  for (const LaneCenterline& lane : frame.lanes)
+    data.gt_lc.insert(data.gt_lc.end(), lane.points.begin(), lane.points.end());
+  for (const TrafficElement& element : frame.traffic_elements) {
+    data.gt_te.insert(data.gt_te.end(), {element.x1, element.y1, element.x2, element.y2});
+    data.gt_te_labels.push_back(element.attribute);
+  }
+  data.gt_topology_lclc = frame.topology_lclc;
+  data.gt_topology_lcte = frame.topology_lcte;
+  return data;
+}
+
+}  // namespace olv2

@@ -1,0 +1,20 @@
+#include "support/synthetic_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include "support/run_command.h"
+#include "support/test_paths.h"
+
+namespace olv2::test {
+
+std::filesystem::path synthetic_dataset(const std::string& name, const std::string& arguments) {
+  const std::filesystem::path dir = std::filesystem::path(OLV2_BINARY_DIR) / "test_data" / name;
+  if (std::filesystem::exists(dir / "data_dict_synthetic.json")) return dir;
+  std::filesystem::remove_all(dir);
+  const CommandResult result =
+      run_app("make_synthetic_data", "--out '" + dir.string() + "' " + arguments);
+  EXPECT_EQ(result.exit_status, 0) << result.output;
+  return dir;
+}
+
+}  // namespace olv2::test

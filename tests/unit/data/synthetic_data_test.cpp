@@ -1,0 +1,245 @@
+// The synthetic dataset generator: format, determinism, and that images show what the
+// annotations say.
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <sstream>
+
+#include "olv2/data/frame_reader.h"
+#include "olv2/data/pipeline_data.h"
+#include "olv2/data/synthetic/camera_rig.h"
+#include "olv2/data/synthetic/renderer.h"
+#include "olv2/data/synthetic/synthetic_dataset.h"
+#include "olv2/util/error.h"
+#include "support/run_command.h"
+#include "support/test_paths.h"
+
+namespace fs = std::filesystem;
+using olv2::synthetic::SyntheticDataOptions;
+
+namespace {
+
+SyntheticDataOptions small_options(const fs::path& out, uint64_t seed = 7) {
+  SyntheticDataOptions options;
+  options.out = out;
+  options.frames = 6;
+  options.val_frames = 2;
+  options.seed = seed;
+  options.image_scale = 0.25;
+  return options;
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Every regular file under `root`, relative path -> bytes.
+std::map<std::string, std::string> tree(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) {
+      files[fs::relative(entry.path(), root).string()] = read_bytes(entry.path());
+    }
+  }
+  return files;
+}
+
+// Pixel distance (max over channels) to the centerline colour.
+int colour_distance(const cv::Vec3b& pixel) {
+  const cv::Vec3b& lane = olv2::synthetic::centerline_colour();
+  int distance = 0;
+  for (int c = 0; c < 3; ++c) {
+    distance = std::max(distance, std::abs(pixel[c] - lane[c]));
+  }
+  return distance;
+}
+
+}  // namespace
+
+TEST(SyntheticData, SameSeedWritesIdenticalFilesOtherSeedDiffers) {
+  const fs::path first = olv2::test::scratch_dir("synthetic_seed_a");
+  const fs::path second = olv2::test::scratch_dir("synthetic_seed_b");
+  const fs::path other = olv2::test::scratch_dir("synthetic_seed_c");
+  olv2::synthetic::make_synthetic_data(small_options(first));
+  olv2::synthetic::make_synthetic_data(small_options(second));
+  olv2::synthetic::make_synthetic_data(small_options(other, 8));
+  const auto files = tree(first);
+  EXPECT_EQ(files.size(), 1u + 6u * 8u);  // collection + per frame 1 JSON and 7 JPEGs
+  EXPECT_TRUE(files == tree(second));
+  const auto other_files = tree(other);
+  ASSERT_EQ(files.size(), other_files.size());
+  int differing = 0;
+  for (const auto& [name, bytes] : files) {
+    differing += other_files.count(name) == 0 || other_files.at(name) != bytes;
+  }
+  EXPECT_GT(differing, 40);
+}
+
+TEST(SyntheticData, CollectionSplitsFramesIntoTrainAndValSegments) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_layout");
+  SyntheticDataOptions options = small_options(root);
+  options.frames = 21;
+  options.val_frames = 5;
+  options.write_images = false;
+  const auto summary = olv2::synthetic::make_synthetic_data(options);
+  const auto collection = nlohmann::ordered_json::parse(read_bytes(summary.collection_file));
+  std::vector<std::string> splits;
+  for (const auto& split : collection.items()) {
+    splits.push_back(split.key());
+  }
+  EXPECT_EQ(splits, (std::vector<std::string>{"train", "val"}));
+  const auto train = olv2::read_collection(summary.collection_file, "train");
+  const auto val = olv2::read_collection(summary.collection_file, "val");
+  EXPECT_EQ(train.size(), 16u);
+  EXPECT_EQ(val.size(), 5u);
+  EXPECT_EQ(train.front().segment_id.size(), 5u);
+  EXPECT_EQ(train.front().timestamp.size(), 18u);
+  EXPECT_FALSE(fs::exists(root / "train" / train.front().segment_id / "image"));
+}
+
+// Every frame loads through the reader with 201-point centerlines, consistent topology and the
+// real camera layout, and nothing is logged as a warning.
+TEST(SyntheticData, EveryFramePassesTheReaderWithoutWarnings) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_reader");
+  const auto summary = olv2::synthetic::make_synthetic_data(small_options(root));
+  std::ostringstream log;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+
+  const auto& names = olv2::synthetic::ring_camera_names();
+  size_t frames = 0;
+  for (const char* split : {"train", "val"}) {
+    const olv2::FrameIndex index(root, summary.collection_file, split, olv2::FrameReadOptions{1});
+    for (size_t i = 0; i < index.size(); ++i) {
+      const olv2::Frame frame = index.load(i);
+      ++frames;
+      ASSERT_EQ(frame.cameras.size(), names.size());
+      for (size_t c = 0; c < names.size(); ++c) {
+        EXPECT_EQ(frame.cameras[c].name, names[c]);
+        const cv::Mat image = cv::imread((root / frame.cameras[c].image_path).string());
+        ASSERT_FALSE(image.empty()) << frame.cameras[c].image_path;
+        // Front 1550x2048 portrait, others 2048x1550, at scale 0.25.
+        EXPECT_EQ(image.cols, c == 0 ? 388 : 512);
+        EXPECT_EQ(image.rows, c == 0 ? 512 : 388);
+      }
+      ASSERT_TRUE(frame.has_annotation);
+      ASSERT_GE(frame.num_lanes(), 4u);
+      for (const auto& lane : frame.lanes) {
+        EXPECT_EQ(lane.num_points(), 201);
+      }
+      EXPECT_EQ(frame.topology_lclc.size(), frame.num_lanes() * frame.num_lanes());
+      EXPECT_EQ(frame.topology_lcte.size(), frame.num_lanes() * frame.num_traffic_elements());
+      EXPECT_NO_THROW(olv2::make_pipeline_data(frame, root.string()));
+    }
+  }
+  spdlog::set_default_logger(previous);
+  EXPECT_EQ(frames, 6u);
+  EXPECT_EQ(log.str(), "");
+}
+
+// A 3-D centerline point of the annotation, projected with the reader's lidar2img, lands on a
+// pixel of the centerline colour in every camera that sees it.
+TEST(SyntheticData, AnnotatedLanePointsProjectOntoDrawnLanes) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_projection");
+  const auto summary = olv2::synthetic::make_synthetic_data(small_options(root));
+  const olv2::FrameIndex index(root, summary.collection_file, "train", olv2::FrameReadOptions{1});
+  int checked = 0;
+  int on_lane = 0;
+  for (size_t i = 0; i < index.size(); ++i) {
+    const olv2::Frame frame = index.load(i);
+    const olv2::PipelineData data = olv2::make_pipeline_data(frame, root.string());
+    for (size_t c = 0; c < frame.cameras.size(); ++c) {
+      const cv::Mat image = cv::imread((root / frame.cameras[c].image_path).string());
+      cv::Matx44d projection;
+      for (int k = 0; k < 16; ++k) {
+        projection.val[k] = data.lidar2img[c][static_cast<size_t>(k)];
+      }
+      for (const auto& lane : frame.lanes) {
+        for (int p = 0; p < lane.num_points(); p += 5) {
+          const cv::Vec3d point(lane.points[3 * p], lane.points[3 * p + 1], lane.points[3 * p + 2]);
+          const auto hit = olv2::synthetic::project(projection, point, 3.0);
+          if (!hit || hit->depth > 25.0) {
+            continue;
+          }
+          const cv::Point pixel(static_cast<int>(std::lround(hit->pixel.x)),
+                                static_cast<int>(std::lround(hit->pixel.y)));
+          const cv::Rect inner(2, 2, image.cols - 4, image.rows - 4);
+          bool in_element = false;
+          for (const auto& element : frame.traffic_elements) {
+            in_element |= c == 0 && cv::Rect2d(cv::Point2d(element.x1 - 3, element.y1 - 3),
+                                               cv::Point2d(element.x2 + 3, element.y2 + 3))
+                                        .contains(hit->pixel);
+          }
+          if (!inner.contains(pixel) || in_element) {
+            continue;
+          }
+          int best = 255;
+          for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+              best =
+                  std::min(best, colour_distance(image.at<cv::Vec3b>(pixel.y + dy, pixel.x + dx)));
+            }
+          }
+          ++checked;
+          // JPEG blurs colours; anything this close to the lane colour is not background.
+          on_lane += best < 60;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);  // enough visible points to mean something
+  EXPECT_GE(on_lane, checked * 97 / 100) << on_lane << " of " << checked;
+}
+
+// The generator's own projection (used to draw) equals the reader's for every camera.
+TEST(SyntheticData, RendererProjectionEqualsReaderLidar2img) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_lidar2img");
+  SyntheticDataOptions options = small_options(root);
+  options.write_images = false;
+  const auto summary = olv2::synthetic::make_synthetic_data(options);
+  const olv2::FrameIndex index(root, summary.collection_file, "val");
+  const olv2::Frame frame = index.load(0);
+  const olv2::PipelineData data = olv2::make_pipeline_data(frame, root.string());
+  for (size_t c = 0; c < frame.cameras.size(); ++c) {
+    olv2::synthetic::SyntheticCamera camera;
+    for (int k = 0; k < 9; ++k) {
+      camera.K.val[k] = frame.cameras[c].K[static_cast<size_t>(k)];
+      camera.R.val[k] = frame.cameras[c].R[static_cast<size_t>(k)];
+    }
+    camera.t = cv::Vec3d(frame.cameras[c].t[0], frame.cameras[c].t[1], frame.cameras[c].t[2]);
+    const cv::Matx44d mine = olv2::synthetic::lidar2img(camera);
+    for (int k = 0; k < 16; ++k) {
+      EXPECT_NEAR(mine.val[k], data.lidar2img[c][static_cast<size_t>(k)], 1e-9);
+    }
+  }
+}
+
+TEST(SyntheticData, AppRejectsMoreValFramesThanFrames) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_app");
+  const auto result = olv2::test::run_app("make_synthetic_data",
+                                          "--out " + root.string() + " --frames 4 --val-frames 5");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_NE(result.output.find("make_synthetic_data: error: --val-frames 5"), std::string::npos)
+      << result.output;
+}
+
+TEST(SyntheticData, AppWritesAnnotationsOnlyWithNoImages) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_app_no_images");
+  const auto result = olv2::test::run_app(
+      "make_synthetic_data", "--out " + root.string() + " --frames 3 --val-frames 1 --no-images");
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  const auto train = olv2::read_collection(root / "data_dict_synthetic.json", "train");
+  ASSERT_EQ(train.size(), 2u);
+  EXPECT_TRUE(fs::exists(olv2::frame_info_path(root, train[0])));
+  EXPECT_FALSE(fs::exists(root / "train" / train[0].segment_id / "image"));
+}
