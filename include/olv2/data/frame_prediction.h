@@ -1,0 +1,68 @@
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace olv2 {
+
+// Identifies one OpenLane-V2 frame exactly as on disk:
+// `<split>/<segment_id>/info/<timestamp>.json`. All three parts are kept
+// verbatim as strings (segment ids keep their leading zeros).
+struct FrameId {
+  std::string split;
+  std::string segment_id;
+  std::string timestamp;
+
+  // "<split>/<segment_id>/<timestamp>", the key of the results file.
+  std::string key() const { return split + "/" + segment_id + "/" + timestamp; }
+
+  friend bool operator==(const FrameId& a, const FrameId& b) {
+    return std::tie(a.split, a.segment_id, a.timestamp) ==
+           std::tie(b.split, b.segment_id, b.timestamp);
+  }
+  friend bool operator!=(const FrameId& a, const FrameId& b) { return !(a == b); }
+  friend bool operator<(const FrameId& a, const FrameId& b) {
+    return std::tie(a.split, a.segment_id, a.timestamp) <
+           std::tie(b.split, b.segment_id, b.timestamp);
+  }
+};
+
+// One predicted lane centerline: an ordered polyline in ego metres (x forward,
+// y left, z up), in driving direction. The detectors write 11 points (their
+// Bézier curve at t = 0, 0.1, ..., 1); evaluation accepts any number >= 1.
+struct LanePrediction {
+  std::vector<std::array<float, 3>> points;
+  float confidence = 0.0f;
+};
+
+// One predicted traffic element: a box in raw (unresized) front-camera image
+// pixels.
+struct TrafficElementPrediction {
+  std::array<float, 4> box{};  // x1, y1, x2, y2 with x1 <= x2, y1 <= y2
+  int attribute = 0;           // 0..12 (0 unknown, 1 red, 2 green, ...; spec/evaluation.md §1.1)
+  float confidence = 0.0f;
+};
+
+// Everything a detector predicts for one frame; exactly what the results file
+// stores. Topology matrices are row-major probabilities in [0, 1]; an edge
+// counts when > 0.5.
+struct FramePrediction {
+  FrameId frame;
+  std::vector<LanePrediction> lanes;
+  std::vector<TrafficElementPrediction> traffic_elements;
+  std::vector<float> topology_lclc;  // [N * N], [i][j]: lane i's end connects to lane j's start
+  std::vector<float> topology_lcte;  // [N * M], [i][j]: traffic element j governs lane i
+
+  std::size_t num_lanes() const { return lanes.size(); }
+  std::size_t num_traffic_elements() const { return traffic_elements.size(); }
+  float lclc(std::size_t lane_from, std::size_t lane_to) const {
+    return topology_lclc[lane_from * lanes.size() + lane_to];
+  }
+  float lcte(std::size_t lane, std::size_t element) const {
+    return topology_lcte[lane * traffic_elements.size() + element];
+  }
+};
+
+}  // namespace olv2

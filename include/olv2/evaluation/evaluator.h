@@ -1,0 +1,40 @@
+#pragma once
+#include <array>
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "olv2/data/frame_prediction.h"
+#include "olv2/evaluation/detection_metrics.h"
+#include "olv2/evaluation/ground_truth.h"
+
+namespace olv2 {
+
+// The OpenLane-V2 centerline metrics (official v1.1 definitions).
+struct EvaluationMetrics {
+  double det_l = 0.0;
+  double det_t = 0.0;
+  double top_ll = 0.0;
+  double top_lt = 0.0;
+  double ols = 0.0;
+  std::array<double, kLaneThresholds.size()> det_l_per_threshold{};
+  std::array<double, kNumAttributes> det_t_per_attribute{};
+  std::size_t num_frames = 0;
+};
+
+// Scores `predictions` against `ground_truth`. predictions[i] must be the prediction of frame
+// ground_truth[i] (read_results_file returns them in that order). An input error names the first
+// frame that does not fit (another frame, wrong topology shapes, non-finite numbers); an empty
+// set is an input error too.
+EvaluationMetrics evaluate(const std::vector<FrameGroundTruth>& ground_truth,
+                           const std::vector<FramePrediction>& predictions);
+
+// {"DET_l", "DET_t", "TOP_ll", "TOP_lt", "OLS", "DET_l_per_threshold": {"1.0", "2.0", "3.0"},
+//  "DET_t_per_attribute": {"0".."12"}, "num_frames"}
+nlohmann::ordered_json metrics_to_json(const EvaluationMetrics& metrics);
+
+// A readable multi-line table of the metrics.
+std::string format_metrics_table(const EvaluationMetrics& metrics);
+
+}  // namespace olv2

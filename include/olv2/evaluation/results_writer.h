@@ -1,0 +1,25 @@
+#pragma once
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "olv2/data/frame_prediction.h"
+
+namespace olv2 {
+
+// Writes predictions in the JSON results format (spec/evaluation.md §2): one member
+// "<split>/<segment_id>/<timestamp>" per frame, in the given order, each with all four prediction
+// members; numbers with 9 significant digits so float32 values round-trip; `[]` topology when a
+// frame has no lanes. Lane ids are 1000 + i and traffic element ids 2000 + j (moved up when a
+// frame has more than 1000 lanes). A non-finite number or a topology matrix of the wrong size is
+// an error naming the frame. `method`, when not empty, is written as the metadata `method`.
+void write_results(std::ostream& out, const std::vector<FramePrediction>& predictions,
+                   const std::string& method = "");
+
+// The same into `path` (written to a temporary file beside it, then renamed).
+void write_results_file(const std::filesystem::path& path,
+                        const std::vector<FramePrediction>& predictions,
+                        const std::string& method = "");
+
+}  // namespace olv2

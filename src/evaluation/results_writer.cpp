@@ -1,0 +1,168 @@
+#include "olv2/evaluation/results_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+constexpr int kFirstLaneId = 1000;
+constexpr int kFirstTrafficElementId = 2000;
+
+// Appends numbers and punctuation to one string; numbers get 9 significant digits.
+class JsonText {
+ public:
+  explicit JsonText(const FrameId& frame) : frame_(frame) {}
+
+  void raw(const char* text) { text_ += text; }
+  void raw(char c) { text_ += c; }
+  void integer(long long value) { text_ += std::to_string(value); }
+  void string(const std::string& value) { text_ += nlohmann::json(value).dump(); }
+  void number(float value, const char* what) {
+    if (!std::isfinite(value)) {
+      throw runtime_error("results: frame " + frame_.key() + ": " + what + " is not finite");
+    }
+    char buffer[32];
+    const auto result =
+        std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::general, 9);
+    text_.append(buffer, result.ptr);
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  const FrameId& frame_;
+  std::string text_;
+};
+
+void write_lanes(JsonText& out, const FramePrediction& prediction) {
+  out.raw("\"lane_centerline\": [");
+  for (std::size_t i = 0; i < prediction.lanes.size(); ++i) {
+    const LanePrediction& lane = prediction.lanes[i];
+    if (lane.points.empty()) {
+      throw runtime_error("results: frame " + prediction.frame.key() + ": lane " +
+                          std::to_string(i) + " has no points");
+    }
+    out.raw(i ? ", {\"id\": " : "{\"id\": ");
+    out.integer(kFirstLaneId + static_cast<long long>(i));
+    out.raw(", \"points\": [");
+    for (std::size_t k = 0; k < lane.points.size(); ++k) {
+      out.raw(k ? ", [" : "[");
+      for (std::size_t d = 0; d < 3; ++d) {
+        if (d) out.raw(", ");
+        out.number(lane.points[k][d], "a lane point");
+      }
+      out.raw(']');
+    }
+    out.raw("], \"confidence\": ");
+    out.number(lane.confidence, "a lane confidence");
+    out.raw('}');
+  }
+  out.raw(']');
+}
+
+void write_traffic_elements(JsonText& out, const FramePrediction& prediction) {
+  const long long first_id = std::max<long long>(
+      kFirstTrafficElementId, kFirstLaneId + static_cast<long long>(prediction.lanes.size()));
+  out.raw("\"traffic_element\": [");
+  for (std::size_t j = 0; j < prediction.traffic_elements.size(); ++j) {
+    const TrafficElementPrediction& element = prediction.traffic_elements[j];
+    out.raw(j ? ", {\"id\": " : "{\"id\": ");
+    out.integer(first_id + static_cast<long long>(j));
+    out.raw(", \"attribute\": ");
+    out.integer(element.attribute);
+    out.raw(", \"points\": [[");
+    out.number(element.box[0], "a box coordinate");
+    out.raw(", ");
+    out.number(element.box[1], "a box coordinate");
+    out.raw("], [");
+    out.number(element.box[2], "a box coordinate");
+    out.raw(", ");
+    out.number(element.box[3], "a box coordinate");
+    out.raw("]], \"confidence\": ");
+    out.number(element.confidence, "a traffic element confidence");
+    out.raw('}');
+  }
+  out.raw(']');
+}
+
+// `rows` rows of `cols` numbers; `[]` when there are no rows.
+void write_matrix(JsonText& out, const FramePrediction& prediction, const char* name,
+                  const std::vector<float>& values, std::size_t rows, std::size_t cols) {
+  if (values.size() != rows * cols) {
+    throw runtime_error("results: frame " + prediction.frame.key() + ": " + name + " has " +
+                        std::to_string(values.size()) + " entries, expected " +
+                        std::to_string(rows) + " x " + std::to_string(cols));
+  }
+  out.raw('"');
+  out.raw(name);
+  out.raw("\": [");
+  for (std::size_t r = 0; r < rows; ++r) {
+    out.raw(r ? ", [" : "[");
+    for (std::size_t c = 0; c < cols; ++c) {
+      if (c) out.raw(", ");
+      out.number(values[r * cols + c], "a topology score");
+    }
+    out.raw(']');
+  }
+  out.raw(']');
+}
+
+std::string frame_text(const FramePrediction& prediction) {
+  JsonText out(prediction.frame);
+  out.string(prediction.frame.key());
+  out.raw(": {\"predictions\": {");
+  write_lanes(out, prediction);
+  out.raw(", ");
+  write_traffic_elements(out, prediction);
+  out.raw(", ");
+  const std::size_t n = prediction.num_lanes();
+  write_matrix(out, prediction, "topology_lclc", prediction.topology_lclc, n, n);
+  out.raw(", ");
+  write_matrix(out, prediction, "topology_lcte", prediction.topology_lcte, n,
+               prediction.num_traffic_elements());
+  out.raw("}}");
+  return out.text();
+}
+
+}  // namespace
+
+void write_results(std::ostream& out, const std::vector<FramePrediction>& predictions,
+                   const std::string& method) {
+  out << '{';
+  if (!method.empty()) out << "\"method\": " << nlohmann::json(method).dump() << ", ";
+  out << "\"results\": {";
+  for (std::size_t f = 0; f < predictions.size(); ++f) {
+    out << (f ? ",\n" : "\n") << frame_text(predictions[f]);
+  }
+  out << "\n}}\n";
+}
+
+void write_results_file(const std::filesystem::path& path,
+                        const std::vector<FramePrediction>& predictions,
+                        const std::string& method) {
+  std::filesystem::path temporary = path;
+  temporary += ".tmp";
+  try {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw runtime_error("results " + path.string() + ": cannot open for writing");
+    write_results(out, predictions, method);
+    out.flush();
+    if (!out) throw runtime_error("results " + path.string() + ": write failed");
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw;
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    throw runtime_error("results " + path.string() + ": cannot rename from " + temporary.string() +
+                        ": " + error.message());
+  }
+}
+
+}  // namespace olv2

@@ -1,0 +1,110 @@
+// Per-vertex AP and the v1.1 projection onto the ground-truth graph (spec/evaluation.md §6).
+#include "olv2/evaluation/topology_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace olv2 {
+namespace {
+
+constexpr int kNone = FrameMatch::kUnmatched;
+const double kFalseEdgeScore = 0.5 + std::numeric_limits<float>::epsilon();
+
+TEST(VertexAveragePrecision, ScoreOfExactlyHalfIsNotAnEdge) {
+  // Candidate 2 scores exactly 0.5: only candidate 0 is predicted, so AP = 1 / |N| = 1/2.
+  EXPECT_DOUBLE_EQ(vertex_average_precision({1, 0, 1}, {0.9, 0.3, 0.5}), 0.5);
+  // Just above 0.5 it counts.
+  EXPECT_DOUBLE_EQ(vertex_average_precision({1, 0, 1}, {0.9, 0.3, 0.5000001}), 1.0);
+}
+
+TEST(VertexAveragePrecision, AveragesPrecisionAtRelevantRanks) {
+  // Ranked: 0 (not a neighbour), 1 (precision 1/2), 2 (precision 2/3).
+  EXPECT_NEAR(vertex_average_precision({0, 1, 1}, {0.9, 0.8, 0.7}), (0.5 + 2.0 / 3.0) / 2.0, 1e-7);
+  // The same candidates in another column order give the same AP.
+  EXPECT_NEAR(vertex_average_precision({1, 0, 1}, {0.7, 0.9, 0.8}), (0.5 + 2.0 / 3.0) / 2.0, 1e-7);
+}
+
+TEST(VertexAveragePrecision, NeverPredictedNeighboursCountInTheDenominator) {
+  EXPECT_DOUBLE_EQ(vertex_average_precision({1, 1, 0}, {0.9, 0.2, 0.1}), 0.5);
+}
+
+TEST(VertexAveragePrecision, EmptySides) {
+  EXPECT_EQ(vertex_average_precision({0, 0}, {0.5, 0.1}), 1.0);
+  EXPECT_EQ(vertex_average_precision({1, 0}, {0.2, 0.3}), 0.0);
+  EXPECT_EQ(vertex_average_precision({0, 0}, {0.9, 0.3}), 0.0);
+  EXPECT_EQ(vertex_average_precision({}, {}), 1.0);
+}
+
+TEST(ProjectTopology, UnmatchedEntriesBecomeMissedOrFalseEdges) {
+  // Ground truth 3 x 2; rows 0 and 2 matched to predictions 1 and 0, column 0 matched to
+  // prediction 1, column 1 unmatched.
+  const std::vector<std::int8_t> gt = {1, 0,  //
+                                       1, 1,  //
+                                       0, 0};
+  const std::vector<float> predicted = {0.1f, 0.2f,  //
+                                        0.3f, 0.4f};
+  const std::vector<double> s = project_topology(gt, 3, 2, predicted, 2, {1, kNone, 0}, {1, kNone});
+  const std::vector<double> expected = {0.4f, kFalseEdgeScore,  //
+                                        0.0,  0.0,              //
+                                        0.2f, kFalseEdgeScore};
+  EXPECT_EQ(s, expected);
+}
+
+TEST(ProjectTopology, InvertsTheMatching) {
+  FrameMatch match;
+  match.matched_gt = {kNone, 2, 0};
+  EXPECT_EQ(prediction_of_ground_truth(match, 4), (std::vector<int>{2, kNone, 1, kNone}));
+}
+
+// Straight 11-point lanes 3 m apart, as ground truth and predictions.
+Polyline lane(int k) {
+  Polyline points;
+  for (int i = 0; i <= 10; ++i) points.push_back({static_cast<float>(i), 3.0f * k, 0.0f});
+  return points;
+}
+
+TEST(TopologyLclc, UnmatchedGroundTruthLaneScoresZeroAndAddsFalseEdges) {
+  // Ground truth: lanes 0 -> 1, and lane 2 that nothing predicts.
+  FrameGroundTruth gt;
+  gt.frame = {"val", "00001", "1"};
+  gt.lanes = {lane(0), lane(1), lane(2)};
+  gt.topology_lclc = {0, 1, 0,  //
+                      0, 0, 0,  //
+                      0, 0, 0};
+  FramePrediction prediction;
+  prediction.frame = gt.frame;
+  prediction.lanes = {{lane(0), 0.9f}, {lane(1), 0.8f}};
+  prediction.topology_lclc = {0.1f, 0.9f,  //
+                              0.1f, 0.1f};
+  LaneDetectionResult lanes;
+  FrameMatch match;
+  match.true_positive = {1, 1};
+  match.matched_gt = {0, 1};
+  for (auto& per_threshold : lanes.matches) per_threshold = {match};
+
+  // Rows: 1 (edge found, the false edge to lane 2 ranks after it), 0 (false edge to lane 2),
+  // 0 (lane 2). Columns: 0 (false edge from lane 2), 1, 0 (lane 2). Mean 2/6.
+  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes);
+  EXPECT_NEAR(top.value, 1.0 / 3.0, 1e-12);
+  EXPECT_FALSE(top.is_float32);
+
+  // Without the unmatched lane every vertex is perfect.
+  gt.lanes.pop_back();
+  gt.topology_lclc = {0, 1, 0, 0};
+  EXPECT_DOUBLE_EQ(evaluate_topology_lclc({gt}, {prediction}, lanes).value, 1.0);
+}
+
+TEST(TopologyLclc, NothingCollectedScoresZero) {
+  FrameGroundTruth gt;
+  gt.frame = {"val", "00001", "1"};
+  FramePrediction prediction;
+  prediction.frame = gt.frame;
+  LaneDetectionResult lanes;
+  for (auto& per_threshold : lanes.matches) per_threshold = {FrameMatch{}};
+  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes);
+  EXPECT_EQ(top.value, 0.0);
+}
+
+}  // namespace
+}  // namespace olv2
