@@ -1,0 +1,94 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/pimpl.h>
+
+#include <string>
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/models/backbones/resnet.h"
+#include "olv2/models/bev/custom_ipm_view_transformer.h"
+#include "olv2/models/detectors/detector.h"
+#include "olv2/models/heads/custom_detr_head.h"
+#include "olv2/models/heads/topology_head.h"
+#include "olv2/models/necks/custom_fpn.h"
+
+namespace olv2 {
+
+struct BaselineOptions {
+  ResNetOptions img_backbone;
+  CustomFpnOptions img_neck;
+  CustomIpmViewTransformerOptions img_view_transformer;
+  CustomDetrHeadOptions lc_head;
+  CustomDetrHeadOptions te_head;
+  TopologyHeadOptions lclc_head;
+  TopologyHeadOptions lcte_head;
+  // Stages recomputed in backward (activation checkpointing); see kCheckpointableStages.
+  std::vector<std::string> checkpoint;
+};
+
+// Names accepted in BaselineOptions::checkpoint.
+extern const std::vector<std::string> kBaselineCheckpointableStages;
+
+// Everything the shared forward pass computes.
+struct BaselineOutputs {
+  at::Tensor image_features;  // [B*N, C, h, w] FPN output
+  at::Tensor bev_features;    // [B, C, ny, nx]
+  DetrHeadOutputs lc;
+  DetrHeadOutputs te;
+  at::Tensor lclc;  // [L, B, Q_lc, Q_lc, 1] probabilities
+  at::Tensor lcte;  // [L, B, Q_lc, Q_te, 1]
+  DetrImageGeometry lc_geometry;
+  DetrImageGeometry te_geometry;
+};
+
+struct BaselineTrainOutputs {
+  LossMap losses;
+  std::vector<AssignResult> lc_assign;  // last decoder layer, one per sample
+  std::vector<AssignResult> te_assign;
+};
+
+// The decoded head outputs of one frame before result formatting (the original forward_test).
+struct BaselineTestOutputs {
+  LaneDetections lc;  // lanes [Q, 15] metres, scores [Q, 1]
+  BoxDetections te;   // boxes_labels [Q, 5] raw front pixels, scores [Q]
+  at::Tensor lclc;    // [Q_lc, Q_lc]
+  at::Tensor lcte;    // [Q_lc, Q_te]
+};
+
+// OpenLane-V2's `Baseline`: ResNet → CustomFPN → IPM to BEV; a DETR lane head on the BEV, a
+// DETR traffic-element head on the front camera's features, and two topology heads on the
+// decoder embeddings.
+class BaselineImpl : public DetectorImpl {
+ public:
+  explicit BaselineImpl(const BaselineOptions& options);
+
+  BaselineOutputs simple_forward(const Batch& batch);
+  BaselineTrainOutputs forward_train_detailed(const Batch& batch);
+  std::vector<BaselineTestOutputs> forward_test(const Batch& batch);
+
+  LossMap forward_train(const Batch& batch) override;
+  std::vector<FramePrediction> predict(const Batch& batch) override;
+  void set_dropout(double p) override;
+
+  ResNet& img_backbone() { return img_backbone_; }
+  CustomFpn& img_neck() { return img_neck_; }
+  CustomIpmViewTransformer& img_view_transformer() { return img_view_transformer_; }
+  const BaselineOptions& options() const { return options_; }
+
+ private:
+  at::Tensor extract_feat(const at::Tensor& images);
+  bool checkpointed(const std::string& stage) const;
+
+  BaselineOptions options_;
+  ResNet img_backbone_{nullptr};
+  CustomFpn img_neck_{nullptr};
+  CustomIpmViewTransformer img_view_transformer_{nullptr};
+  CustomDetrHead lc_head_{nullptr};
+  CustomDetrHead te_head_{nullptr};
+  TopologyHead lclc_head_{nullptr};
+  TopologyHead lcte_head_{nullptr};
+};
+TORCH_MODULE(Baseline);
+
+}  // namespace olv2

@@ -1,0 +1,41 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "olv2/data/batch.h"
+#include "olv2/data/frame_prediction.h"
+
+namespace olv2 {
+
+// Named losses in the original's order; the optimised scalar is their sum.
+using LossMap = std::vector<std::pair<std::string, at::Tensor>>;
+
+// What the engine needs of a detector. Submodules carry the original names, so that the
+// parameters and buffers equal the Python state dict (see util/state_dict.h for the order).
+class DetectorImpl : public torch::nn::Module {
+ public:
+  // Losses of a batch with ground truth, in training mode.
+  virtual LossMap forward_train(const Batch& batch) = 0;
+  // Per-frame predictions in the results-file form (lanes as 11-point polylines in metres,
+  // boxes in raw front-image pixels). The frame's split is left empty for the caller to set.
+  virtual std::vector<FramePrediction> predict(const Batch& batch) = 0;
+  // Sets every dropout probability of the model (0 makes training deterministic).
+  virtual void set_dropout(double p) = 0;
+  // Averages a count over the ranks of a distributed run (identity when unset).
+  void set_reduce_mean(std::function<double(double)> reduce_mean) {
+    reduce_mean_ = std::move(reduce_mean);
+  }
+
+ protected:
+  std::function<double(double)> reduce_mean_;
+};
+
+// The sum of all losses.
+at::Tensor total_loss(const LossMap& losses);
+
+}  // namespace olv2

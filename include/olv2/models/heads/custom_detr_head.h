@@ -1,0 +1,131 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/assign/hungarian_assigner.h"
+#include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/losses/focal_loss.h"
+#include "olv2/models/layers/detr_transformer.h"
+#include "olv2/models/layers/ffn.h"
+
+namespace olv2 {
+
+// What a CustomDETRHead detects: lanes (control points normalised by the BEV
+// range, matched with LaneHungarianAssigner) or boxes (cx, cy, w, h normalised
+// by the image size, matched with HungarianAssigner, with a GIoU loss).
+enum class DetrObjectType { kLane, kBox };
+
+struct CustomDetrHeadOptions {
+  DetrObjectType object_type = DetrObjectType::kBox;
+  int64_t num_classes = 1;  // sigmoid classification: one output per class, no background
+  int64_t in_channels = 128;
+  int64_t num_query = 50;
+  int64_t num_reg_dim = 4;  // lanes: 3 x control points; boxes: 4
+  int64_t num_layers = 1;   // encoder and decoder layers
+  int64_t embed_dims = 64;
+  int64_t num_heads = 4;
+  int64_t feedforward_channels = 512;
+  double dropout = 0.1;      // attention weights and attention output
+  double ffn_dropout = 0.1;  // both FFN dropouts (overrides `ffn_drop`, as in the original)
+  int64_t num_reg_fcs = 2;
+  BevRange bev_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};  // lanes only
+  FocalLossOptions loss_cls;
+  double loss_bbox_weight = 2.5;  // L1
+  double loss_iou_weight = 1.0;   // GIoU, boxes only
+  LaneHungarianAssignerOptions lane_assigner;
+  HungarianAssignerOptions box_assigner;
+};
+
+// Image geometry a box head needs: the padded batch input (h, w) and each
+// sample's un-padded image (h, w). Lane heads ignore it.
+struct DetrImageGeometry {
+  std::pair<int64_t, int64_t> batch_input_shape{0, 0};
+  std::vector<std::pair<int64_t, int64_t>> img_shapes;
+};
+
+struct DetrHeadOutputs {
+  at::Tensor cls_scores;    // [L, B, Q, C] logits (L = decoder layers)
+  at::Tensor reg_preds;     // [L, B, Q, R] after the sigmoid
+  at::Tensor dec_features;  // [L, B, Q, E] post-normed decoder output (topology
+                            // heads' input)
+  at::Tensor memory;        // [B, E, H, W] encoder output
+};
+
+struct DetrHeadLosses {
+  // In the original order: loss_cls, loss_bbox, (loss_iou), then d{i}.* for
+  // earlier layers.
+  std::vector<std::pair<std::string, at::Tensor>> losses;
+  std::vector<std::vector<AssignResult>> assign_results;  // [decoder layer][sample]
+};
+
+struct LaneDetections {
+  at::Tensor lanes;   // [Q, R] control points in metres, clamped to the BEV range
+  at::Tensor scores;  // [Q, C] sigmoid
+};
+
+struct BoxDetections {
+  at::Tensor boxes_labels;  // [Q, 5]: x1, y1, x2, y2 (pixels), label as float
+  at::Tensor scores;        // [Q] best class probability
+};
+
+// OpenLane-V2 `CustomDETRHead` (mmdet `DETRHead` with a DETR transformer).
+// Parameters: transformer.*, input_proj, fc_cls, reg_ffn.layers.*, fc_reg,
+// query_embedding.
+class CustomDetrHeadImpl : public torch::nn::Module {
+ public:
+  explicit CustomDetrHeadImpl(const CustomDetrHeadOptions& options);
+
+  // x [B, in_channels, H, W] -> outputs of every decoder layer.
+  DetrHeadOutputs forward(const at::Tensor& x, const DetrImageGeometry& geometry);
+
+  // Losses of every decoder layer against per-sample GT objects ([G, R]: lanes
+  // in metres, boxes xyxy pixels) and labels ([G]). `reduce_mean` averages the
+  // positive count across ranks (identity on one process).
+  DetrHeadLosses loss(const DetrHeadOutputs& outputs, const std::vector<at::Tensor>& gt_objects,
+                      const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
+                      const std::function<double(double)>& reduce_mean = {}) const;
+
+  // Matching of one decoder layer's predictions of one sample (cls [Q, C], reg
+  // [Q, R]).
+  AssignResult assign(const at::Tensor& cls_scores, const at::Tensor& reg_preds,
+                      const at::Tensor& gt_objects, const at::Tensor& gt_labels,
+                      std::pair<int64_t, int64_t> img_shape) const;
+
+  // Decoding of one sample's last-layer outputs (cls [Q, C], reg [Q, R]), all
+  // queries in order.
+  LaneDetections decode_lanes(const at::Tensor& cls_scores, const at::Tensor& reg_preds) const;
+  // Boxes scaled to `img_shape` (h, w), clamped, then divided by `scale_factor`
+  // when given
+  // ([w, h, w, h] scale of the resize the image went through; empty = no
+  // rescale).
+  BoxDetections decode_boxes(const at::Tensor& cls_scores, const at::Tensor& reg_preds,
+                             std::pair<int64_t, int64_t> img_shape,
+                             const std::vector<double>& scale_factor) const;
+
+  void set_dropout(double p);
+  const CustomDetrHeadOptions& options() const { return options_; }
+
+ private:
+  at::Tensor padding_mask(const at::Tensor& x, const DetrImageGeometry& geometry) const;
+
+  CustomDetrHeadOptions options_;
+  DetrTransformer transformer_{nullptr};
+  torch::nn::Conv2d input_proj_{nullptr};
+  torch::nn::Linear fc_cls_{nullptr};
+  Ffn reg_ffn_{nullptr};
+  torch::nn::Linear fc_reg_{nullptr};
+  torch::nn::Embedding query_embedding_{nullptr};
+};
+TORCH_MODULE(CustomDetrHead);
+
+}  // namespace olv2

@@ -1,0 +1,52 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/losses/focal_loss.h"
+#include "olv2/models/layers/mlp.h"
+
+namespace olv2 {
+
+struct TopologyHeadOptions {
+  int64_t in_channels = 128;  // row and column embeddings concatenated
+  int64_t hidden_channels = 128;
+  int64_t out_channels = 1;
+  int64_t num_layers = 3;
+  FocalLossOptions loss_cls = [] {
+    FocalLossOptions loss;
+    loss.loss_weight = 2.0;
+    return loss;
+  }();
+};
+
+// Scores every (row object, column object) pair as a directed relation:
+// lane->lane (lclc) or lane->traffic element (lcte). Parameters
+// `mlp.layers.{0..num_layers-1}`.
+class TopologyHeadImpl : public torch::nn::Module {
+ public:
+  explicit TopologyHeadImpl(const TopologyHeadOptions& options);
+
+  // rows [L, B, R, Er], cols [L, B, C, Ec] decoder features (Er + Ec =
+  // in_channels)
+  // -> probabilities [L, B, R, C, out_channels], one per decoder layer.
+  at::Tensor forward(const at::Tensor& rows, const at::Tensor& cols);
+
+  // Focal loss of the last layer's probabilities against the GT adjacency
+  // ([n_rows_gt, n_cols_gt] per sample) carried over to the matched queries;
+  // `row_assign` and `col_assign` hold one result per sample (of the last
+  // decoder layer).
+  at::Tensor loss(const at::Tensor& probs, const std::vector<AssignResult>& row_assign,
+                  const std::vector<AssignResult>& col_assign,
+                  const std::vector<at::Tensor>& gt_adjacency) const;
+
+ private:
+  TopologyHeadOptions options_;
+  Mlp mlp_{nullptr};
+};
+TORCH_MODULE(TopologyHead);
+
+}  // namespace olv2

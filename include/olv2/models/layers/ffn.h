@@ -1,0 +1,33 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/pimpl.h>
+
+namespace olv2 {
+
+struct FfnOptions {
+  int64_t embed_dims = 64;
+  int64_t feedforward_channels = 512;
+  int64_t num_fcs = 2;
+  double ffn_drop = 0.0;
+  bool add_identity = true;
+};
+
+// mmcv `FFN`: `layers` = num_fcs - 1 blocks of (Linear, ReLU, Dropout), then
+// Linear back to embed_dims and Dropout (keys `layers.0.0.weight`, ...,
+// `layers.{num_fcs-1}.weight`); returns `identity + out` (identity defaults to
+// x) when `add_identity`, else `out`.
+class FfnImpl : public torch::nn::Module {
+ public:
+  explicit FfnImpl(const FfnOptions& options);
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& identity = {});
+  void set_dropout(double p);
+
+ private:
+  FfnOptions options_;
+  torch::nn::ModuleList layers_{nullptr};
+};
+TORCH_MODULE(Ffn);
+
+}  // namespace olv2

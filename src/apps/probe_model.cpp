@@ -1,0 +1,171 @@
+// probe_model: runs one sample (a `dict[str, Tensor]` in the model fixtures' input format)
+// through the model of a config with the weights of a state dict, and writes the losses and
+// matchings (train mode) or the decoded head outputs (test mode) as JSON.
+#include <torch/torch.h>
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "olv2/config/config_loader.h"
+#include "olv2/data/batch.h"
+#include "olv2/models/build.h"
+#include "olv2/models/detectors/baseline.h"
+#include "olv2/util/app_main.h"
+#include "olv2/util/error.h"
+#include "olv2/util/pth_file.h"
+#include "olv2/util/state_dict.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using olv2::input_error;
+
+struct Arguments {
+  fs::path config;
+  fs::path state_dict;
+  fs::path input;
+  fs::path out;
+  std::string mode = "train";
+  bool dropout = false;
+  uint64_t seed = 0;
+};
+
+std::map<std::string, at::Tensor> read_tensors(const fs::path& path) {
+  std::map<std::string, at::Tensor> tensors;
+  for (auto& [name, tensor] : olv2::tensors_of(olv2::read_pth(path))) tensors[name] = tensor;
+  return tensors;
+}
+
+const at::Tensor& require(const std::map<std::string, at::Tensor>& tensors, const std::string& key,
+                          const fs::path& file, int64_t dims) {
+  const auto found = tensors.find(key);
+  if (found == tensors.end()) throw input_error(file.string() + ": key `" + key + "` missing");
+  if (found->second.dim() != dims) {
+    throw input_error(file.string() + ": key `" + key + "`: expected " + std::to_string(dims) +
+                      " dimensions, got " + std::to_string(found->second.dim()));
+  }
+  return found->second;
+}
+
+// The sample in the fixtures' input format as a batch of one.
+olv2::Batch read_sample(const fs::path& file, bool with_gt) {
+  const auto t = read_tensors(file);
+  olv2::Batch batch;
+  batch.images = require(t, "img", file, 5).to(torch::kFloat);
+  batch.lidar2img = require(t, "lidar2img", file, 4);
+  batch.can_bus = t.count("can_bus") ? t.at("can_bus") : torch::zeros({batch.images.size(0), 18});
+  const at::Tensor img_shape = require(t, "img_shape", file, 3).to(torch::kLong);
+  const at::Tensor pad_shape = require(t, "pad_shape", file, 3).to(torch::kLong);
+  const at::Tensor scale = require(t, "scale_factor", file, 2).to(torch::kFloat);
+  if (batch.images.size(0) != 1) throw input_error(file.string() + ": expected one sample (B = 1)");
+  olv2::ImageMeta meta;
+  meta.scene_token = file.stem().string();
+  meta.sample_idx = "0";
+  for (int64_t cam = 0; cam < img_shape.size(1); ++cam) {
+    meta.img_shape.push_back(std::array<int64_t, 3>{img_shape[0][cam][0].item<int64_t>(),
+                                                    img_shape[0][cam][1].item<int64_t>(),
+                                                    img_shape[0][cam][2].item<int64_t>()});
+    meta.pad_shape.push_back(std::array<int64_t, 3>{pad_shape[0][cam][0].item<int64_t>(),
+                                                    pad_shape[0][cam][1].item<int64_t>(),
+                                                    pad_shape[0][cam][2].item<int64_t>()});
+  }
+  for (int64_t k = 0; k < 4; ++k) meta.scale_factor[k] = scale[0][k].item<float>();
+  batch.metas.push_back(meta);
+  batch.indices.push_back(0);
+  if (with_gt) {
+    batch.gt_lc = {require(t, "gt_lc", file, 2)};
+    batch.gt_lc_labels = {require(t, "gt_lc_labels", file, 1)};
+    batch.gt_te = {require(t, "gt_te", file, 2)};
+    batch.gt_te_labels = {require(t, "gt_te_labels", file, 1)};
+    batch.gt_topology_lclc = {require(t, "gt_topology_lclc", file, 2)};
+    batch.gt_topology_lcte = {require(t, "gt_topology_lcte", file, 2)};
+  }
+  return batch;
+}
+
+nlohmann::ordered_json nested(const at::Tensor& tensor) {
+  const at::Tensor t = tensor.detach().to(torch::kCPU, torch::kDouble);
+  if (t.dim() == 0) return t.item<double>();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (int64_t i = 0; i < t.size(0); ++i) list.push_back(nested(t[i]));
+  return list;
+}
+
+nlohmann::ordered_json indices(const at::Tensor& tensor) {
+  const at::Tensor t = tensor.to(torch::kCPU, torch::kLong).contiguous();
+  return std::vector<int64_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+}
+
+nlohmann::ordered_json assignment(const olv2::AssignResult& result) {
+  return {{"pos_inds", indices(result.pos_inds)},
+          {"pos_assigned_gt_inds", indices(result.pos_assigned_gt_inds)}};
+}
+
+nlohmann::ordered_json probe(const Arguments& args) {
+  olv2::ConfigNode config = olv2::load_config_file(args.config);
+  const olv2::ConfigNode* model_section = config.find("model");
+  if (model_section == nullptr) throw input_error(args.config.string() + ": no `model` section");
+  // The state dict replaces every weight, so no pretrained backbone is read.
+  olv2::ConfigNode model_config = *model_section;
+  if (olv2::ConfigNode* backbone = model_config.find("img_backbone")) backbone->erase("init_cfg");
+  auto model =
+      std::make_shared<olv2::BaselineImpl>(olv2::baseline_options_from_config(model_config));
+  olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(args.state_dict)));
+
+  const bool train = args.mode == "train";
+  const olv2::Batch batch = read_sample(args.input, train);
+  torch::manual_seed(args.seed);
+  nlohmann::ordered_json out;
+  if (train) {
+    model->train();
+    if (!args.dropout) model->set_dropout(0.0);
+    const olv2::BaselineTrainOutputs result = model->forward_train_detailed(batch);
+    nlohmann::ordered_json losses = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : result.losses) losses[name] = value.item<double>();
+    out["losses"] = losses;
+    out["total_loss"] = olv2::total_loss(result.losses).item<double>();
+    out["assignments"] = {{"lc_head", assignment(result.lc_assign.at(0))},
+                          {"te_head", assignment(result.te_assign.at(0))}};
+  } else {
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const olv2::BaselineTestOutputs r = model->forward_test(batch).at(0);
+    out["outputs"] = {{"pred_lc.lanes", nested(r.lc.lanes)},
+                      {"pred_lc.scores", nested(r.lc.scores)},
+                      {"pred_te.bboxes_labels", nested(r.te.boxes_labels)},
+                      {"pred_te.scores", nested(r.te.scores)},
+                      {"pred_topology_lclc", nested(r.lclc)},
+                      {"pred_topology_lcte", nested(r.lcte)}};
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Run one sample through a model and write its losses or outputs as JSON"};
+  Arguments args;
+  app.add_option("--config", args.config, "config file with a `model` section")->required();
+  app.add_option("--state-dict", args.state_dict, "weights (.pt/.pth state dict)")->required();
+  app.add_option("--input", args.input, "sample: dict of tensors (img, lidar2img, img_shape, ...)")
+      ->required();
+  app.add_option("--out", args.out, "JSON file to write")->required();
+  app.add_option("--mode", args.mode, "train: losses and matchings; test: decoded outputs")
+      ->check(CLI::IsMember({"train", "test"}));
+  app.add_flag("--dropout", args.dropout, "keep the configured dropout in train mode");
+  app.add_option("--seed", args.seed, "seed of the random number generator (dropout)");
+  CLI11_PARSE(app, argc, argv);
+
+  return olv2::guarded_main("probe_model", [&] {
+    const nlohmann::ordered_json out = probe(args);
+    std::ofstream file(args.out);
+    if (!file) throw input_error("--out " + args.out.string() + ": cannot open for writing");
+    file << out.dump(1) << '\n';
+    return 0;
+  });
+}

@@ -1,0 +1,32 @@
+#include "olv2/losses/focal_loss.h"
+
+#include <torch/torch.h>
+
+#include "olv2/losses/reduction.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+at::Tensor sigmoid_focal_loss(const at::Tensor& pred, const at::Tensor& labels,
+                              const at::Tensor& weight, std::optional<double> avg_factor,
+                              const FocalLossOptions& options) {
+  if (pred.dim() != 2 || labels.dim() != 1 || labels.size(0) != pred.size(0)) {
+    throw runtime_error("sigmoid_focal_loss: expected logits [N, C] and labels [N]");
+  }
+  const int64_t num_classes = pred.size(1);
+  const at::Tensor target = torch::one_hot(labels.to(torch::kLong), num_classes + 1)
+                                .narrow(1, 0, num_classes)
+                                .to(pred.scalar_type());
+  const at::Tensor prob = pred.sigmoid();
+  const at::Tensor pt = (1 - prob) * target + prob * (1 - target);
+  const at::Tensor focal_weight =
+      (options.alpha * target + (1 - options.alpha) * (1 - target)) * pt.pow(options.gamma);
+  const at::Tensor loss =
+      torch::binary_cross_entropy_with_logits(pred, target, {}, {}, at::Reduction::None) *
+      focal_weight;
+  at::Tensor element_weight = weight;
+  if (weight.defined() && weight.dim() == 1) element_weight = weight.view({-1, 1});
+  return options.loss_weight * weight_reduce_loss(loss, element_weight, avg_factor);
+}
+
+}  // namespace olv2

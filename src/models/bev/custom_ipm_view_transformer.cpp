@@ -1,0 +1,118 @@
+#include "olv2/models/bev/custom_ipm_view_transformer.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <vector>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+// Heights z0 + i*step for i = 0 .. floor((z1 - z0) / step), in Python float
+// arithmetic.
+std::vector<double> plane_heights(const std::array<double, 3>& zbound) {
+  const auto count = static_cast<int64_t>(std::floor((zbound[1] - zbound[0]) / zbound[2])) + 1;
+  std::vector<double> heights;
+  for (int64_t i = 0; i < count; ++i)
+    heights.push_back(zbound[0] + static_cast<double>(i) * zbound[2]);
+  return heights;
+}
+
+// [ny, nx, 3] plane at `height`. The original uses an inclusive float32
+// linspace with int((max - min) / step) points, so the spacing is not exactly
+// `step`.
+at::Tensor plane_grid(const std::array<double, 3>& xbound, const std::array<double, 3>& ybound,
+                      double height) {
+  const auto nx = static_cast<int64_t>((xbound[1] - xbound[0]) / xbound[2]);
+  const auto ny = static_cast<int64_t>((ybound[1] - ybound[0]) / ybound[2]);
+  const at::Tensor x = torch::linspace(xbound[0], xbound[1], nx, torch::kFloat);
+  const at::Tensor y = torch::linspace(ybound[0], ybound[1], ny, torch::kFloat);
+  std::vector<at::Tensor> yx = torch::meshgrid({y, x}, "ij");
+  const at::Tensor z = torch::ones_like(yx[1]) * height;
+  return torch::stack({yx[1], yx[0], z}, -1);
+}
+
+}  // namespace
+
+CustomIpmViewTransformerImpl::CustomIpmViewTransformerImpl(
+    const CustomIpmViewTransformerOptions& options)
+    : options_(options) {
+  for (const auto* bound : {&options.xbound, &options.ybound, &options.zbound}) {
+    if (!((*bound)[2] > 0.0) || !((*bound)[1] > (*bound)[0])) {
+      throw input_error(
+          "CustomIPMViewTransformer: a bound must be [min, max, "
+          "step] with max > min "
+          "and step > 0");
+    }
+  }
+  const std::vector<double> heights = plane_heights(options.zbound);
+  const auto in_channels = (options.out_channels + 3) * static_cast<int64_t>(heights.size());
+  outconvs_ = register_module(
+      "outconvs",
+      torch::nn::Conv2d(
+          torch::nn::Conv2dOptions(in_channels, options.out_channels, 3).stride(1).padding(1)));
+  std::vector<at::Tensor> planes;
+  for (double height : heights)
+    planes.push_back(plane_grid(options.xbound, options.ybound, height));
+  bev_planes_ = register_buffer("bev_planes", torch::stack(planes));
+}
+
+at::Tensor CustomIpmViewTransformerImpl::forward(const at::Tensor& cam_feat,
+                                                 const at::Tensor& ego2cam,
+                                                 std::pair<int64_t, int64_t> img_hw) {
+  const int64_t batch = ego2cam.size(0);
+  const int64_t num_cam = ego2cam.size(1);
+  const int64_t channels = cam_feat.size(1);
+  if (cam_feat.size(0) != batch * num_cam) {
+    throw runtime_error("CustomIPMViewTransformer: " + std::to_string(cam_feat.size(0)) +
+                        " camera feature maps for " + std::to_string(batch) + " x " +
+                        std::to_string(num_cam) + " cameras");
+  }
+  const int64_t levels = bev_planes_.size(0), ny = bev_planes_.size(1), nx = bev_planes_.size(2);
+  const int64_t num_points = levels * ny * nx;
+
+  // Projection of every plane point into every camera, with the original's
+  // batched 4x4 products.
+  const at::Tensor grid = bev_planes_.unsqueeze(0).repeat({batch, 1, 1, 1, 1}).flatten(1, 3);
+  const at::Tensor points = torch::cat({grid, torch::ones_like(grid.narrow(-1, 0, 1))}, -1)
+                                .view({batch, 1, num_points, 4})
+                                .repeat({1, num_cam, 1, 1})
+                                .unsqueeze(-1);
+  const at::Tensor matrices =
+      ego2cam.to(grid.dtype()).view({batch, num_cam, 1, 4, 4}).repeat({1, 1, num_points, 1, 1});
+  const at::Tensor cam_points = torch::matmul(matrices, points).squeeze(-1);
+
+  constexpr double kEps = 1e-9;
+  const at::Tensor depth = cam_points.narrow(-1, 2, 1);
+  at::Tensor mask = depth > kEps;
+  // The original adds eps after the division (operator precedence), and
+  // normalises by the un-padded image size although the features cover the
+  // padded one.
+  at::Tensor pixels = cam_points.narrow(-1, 0, 2) / depth + kEps;
+  const at::Tensor u = (pixels.select(-1, 0) / static_cast<double>(img_hw.second) - 0.5) * 2;
+  const at::Tensor v = (pixels.select(-1, 1) / static_cast<double>(img_hw.first) - 0.5) * 2;
+  mask = mask.squeeze(-1) & (u > -1.0) & (u < 1.0) & (v > -1.0) & (v < 1.0);
+  const at::Tensor sample_grid =
+      torch::stack({u, v}, -1).view({batch * num_cam, levels * ny, nx, 2});
+
+  namespace F = torch::nn::functional;
+  const at::Tensor sampled = F::grid_sample(cam_feat, sample_grid,
+                                            F::GridSampleFuncOptions()
+                                                .mode(torch::kBilinear)
+                                                .padding_mode(torch::kZeros)
+                                                .align_corners(false))
+                                 .view({batch, num_cam, channels, levels, ny, nx});
+  const at::Tensor seen = mask.view({batch, num_cam, 1, levels, ny, nx});
+  const at::Tensor summed = (sampled * seen).sum(1);
+  const at::Tensor count = seen.sum(1);
+  const at::Tensor averaged = summed / count.masked_fill(count == 0, 1);
+
+  const at::Tensor coords = grid.view({batch, levels, ny, nx, 3}).permute({0, 4, 1, 2, 3});
+  // Channel-major merge: input channel c * levels + level.
+  const at::Tensor merged = torch::cat({averaged, coords}, 1).flatten(1, 2);
+  return outconvs_(merged);
+}
+
+}  // namespace olv2

@@ -1,0 +1,98 @@
+#include "olv2/models/layers/detr_transformer.h"
+
+#include <torch/torch.h>
+
+namespace olv2 {
+namespace {
+
+torch::nn::ModuleList make_layers(const TransformerLayerOptions& layer, int64_t num_layers) {
+  torch::nn::ModuleList layers;
+  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(TransformerLayer(layer));
+  return layers;
+}
+
+torch::nn::LayerNorm make_norm(const TransformerLayerOptions& layer) {
+  return torch::nn::LayerNorm(
+      torch::nn::LayerNormOptions({layer.attention.embed_dims}).eps(layer.norm_eps));
+}
+
+}  // namespace
+
+DetrTransformerEncoderImpl::DetrTransformerEncoderImpl(const TransformerLayerOptions& layer,
+                                                       int64_t num_layers) {
+  layers_ = register_module("layers", make_layers(layer, num_layers));
+  if (layers_[0]->as<TransformerLayer>()->pre_norm()) {
+    post_norm_ = register_module("post_norm", make_norm(layer));
+  }
+}
+
+at::Tensor DetrTransformerEncoderImpl::forward(at::Tensor query, const at::Tensor& query_pos,
+                                               const at::Tensor& key_padding_mask) {
+  for (auto& layer : *layers_) {
+    query = layer->as<TransformerLayer>()->forward(query, {}, {}, query_pos, query_pos,
+                                                   key_padding_mask, {});
+  }
+  return post_norm_ ? post_norm_(query) : query;
+}
+
+DetrTransformerDecoderImpl::DetrTransformerDecoderImpl(const TransformerLayerOptions& layer,
+                                                       int64_t num_layers) {
+  layers_ = register_module("layers", make_layers(layer, num_layers));
+  post_norm_ = register_module("post_norm", make_norm(layer));
+}
+
+at::Tensor DetrTransformerDecoderImpl::forward(at::Tensor query, const at::Tensor& memory,
+                                               const at::Tensor& query_pos,
+                                               const at::Tensor& key_pos,
+                                               const at::Tensor& key_padding_mask) {
+  std::vector<at::Tensor> intermediate;
+  for (auto& layer : *layers_) {
+    query = layer->as<TransformerLayer>()->forward(query, memory, memory, query_pos, key_pos, {},
+                                                   key_padding_mask);
+    intermediate.push_back(post_norm_(query));
+  }
+  return torch::stack(intermediate);
+}
+
+DetrTransformerImpl::DetrTransformerImpl(const DetrTransformerOptions& options) {
+  encoder_ = register_module(
+      "encoder", DetrTransformerEncoder(options.encoder_layer, options.num_encoder_layers));
+  decoder_ = register_module(
+      "decoder", DetrTransformerDecoder(options.decoder_layer, options.num_decoder_layers));
+  reset_parameters();
+}
+
+void DetrTransformerImpl::set_dropout(double p) {
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* layer = module->as<TransformerLayer>()) layer->set_dropout(p);
+  }
+}
+
+void DetrTransformerImpl::reset_parameters() {
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* layer = module->as<TransformerLayer>()) layer->reset_parameters();
+  }
+}
+
+std::pair<at::Tensor, at::Tensor> DetrTransformerImpl::forward(const at::Tensor& x,
+                                                               const at::Tensor& mask,
+                                                               const at::Tensor& query_embed,
+                                                               const at::Tensor& pos) {
+  const int64_t batch = x.size(0);
+  const int64_t channels = x.size(1);
+  const int64_t height = x.size(2);
+  const int64_t width = x.size(3);
+  // [B, E, H, W] -> [H*W, B, E]
+  const at::Tensor tokens = x.flatten(2).permute({2, 0, 1});
+  const at::Tensor token_pos = pos.flatten(2).permute({2, 0, 1});
+  const at::Tensor queries_pos = query_embed.unsqueeze(1).repeat({1, batch, 1});  // [Q, B, E]
+  const at::Tensor key_padding_mask = mask.reshape({batch, -1});
+
+  const at::Tensor memory = encoder_(tokens, token_pos, key_padding_mask);
+  const at::Tensor target = torch::zeros_like(queries_pos);
+  const at::Tensor out_dec =
+      decoder_(target, memory, queries_pos, token_pos, key_padding_mask).transpose(1, 2);
+  return {out_dec, memory.permute({1, 2, 0}).reshape({batch, channels, height, width})};
+}
+
+}  // namespace olv2

@@ -1,0 +1,158 @@
+#pragma once
+// Shared by the head parity tests: reading the model fixtures, loading a head's weights from
+// the fixture state dict, building head options from the fixture's `model_cfg`, and the
+// README's tolerance for tensors.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "olv2/models/heads/custom_detr_head.h"
+#include "olv2/models/heads/topology_head.h"
+
+namespace olv2::test {
+
+using TensorMap = std::map<std::string, at::Tensor>;
+
+inline TensorMap load_tensor_dict(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  TensorMap out;
+  for (const auto& entry : torch::pickle_load(bytes).toGenericDict()) {
+    out[entry.key().toStringRef()] = entry.value().toTensor();
+  }
+  return out;
+}
+
+inline nlohmann::json load_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+inline const at::Tensor& at_key(const TensorMap& map, const std::string& key) {
+  const auto it = map.find(key);
+  if (it == map.end()) throw std::runtime_error("fixture key `" + key + "` missing");
+  return it->second;
+}
+
+// Copies every parameter and buffer of `module` from `state[prefix + name]` and checks that the
+// state dict holds no other entry under `prefix`: the names and shapes must equal the original.
+inline void load_module_state(torch::nn::Module& module, const TensorMap& state,
+                              const std::string& prefix) {
+  torch::NoGradGuard no_grad;
+  size_t loaded = 0;
+  auto copy = [&](const std::string& name, at::Tensor& target) {
+    const at::Tensor& source = at_key(state, prefix + name);
+    ASSERT_EQ(source.sizes(), target.sizes()) << prefix + name;
+    target.copy_(source);
+    ++loaded;
+  };
+  for (auto& item : module.named_parameters()) copy(item.key(), item.value());
+  for (auto& item : module.named_buffers()) copy(item.key(), item.value());
+  size_t expected = 0;
+  for (const auto& [key, value] : state) expected += key.rfind(prefix, 0) == 0 ? 1 : 0;
+  EXPECT_EQ(loaded, expected) << "entries under " << prefix;
+}
+
+inline FocalLossOptions focal_options(const nlohmann::json& cfg) {
+  FocalLossOptions options;
+  options.gamma = cfg.value("gamma", 2.0);
+  options.alpha = cfg.value("alpha", 0.25);
+  options.loss_weight = cfg.value("loss_weight", 1.0);
+  return options;
+}
+
+inline FocalLossCostOptions focal_cost_options(const nlohmann::json& cfg) {
+  FocalLossCostOptions options;
+  options.weight = cfg.value("weight", 1.0);
+  options.alpha = cfg.value("alpha", 0.25);
+  options.gamma = cfg.value("gamma", 2.0);
+  return options;
+}
+
+// The Python head config (`model_cfg.lc_head` / `te_head`) as head options.
+inline CustomDetrHeadOptions detr_head_options(const nlohmann::json& cfg) {
+  CustomDetrHeadOptions options;
+  const bool lane = cfg.at("object_type") == "lane";
+  options.object_type = lane ? DetrObjectType::kLane : DetrObjectType::kBox;
+  options.num_classes = cfg.at("num_classes");
+  options.in_channels = cfg.at("in_channels");
+  options.num_query = cfg.at("num_query");
+  options.num_reg_dim = cfg.value("num_reg_dim", 4);
+  options.num_layers = cfg.value("num_layers", 1);
+  options.feedforward_channels = cfg.value("feedforward_channels", 512);
+  options.embed_dims = cfg.value("embed_dims", 64);
+  options.num_heads = cfg.value("num_heads", 4);
+  options.loss_cls = focal_options(cfg.at("loss_cls"));
+  options.loss_bbox_weight = cfg.at("loss_bbox").value("loss_weight", 1.0);
+  options.loss_iou_weight = cfg.at("loss_iou").value("loss_weight", 1.0);
+  const nlohmann::json& assigner = cfg.at("train_cfg").at("assigner");
+  if (lane) {
+    const std::vector<double> range = cfg.at("bev_range");
+    std::copy(range.begin(), range.end(), options.bev_range.begin());
+    options.lane_assigner.cls_cost = focal_cost_options(assigner.at("cls_cost"));
+    options.lane_assigner.reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
+    const std::vector<double> assigner_range = assigner.at("bev_range");
+    std::copy(assigner_range.begin(), assigner_range.end(),
+              options.lane_assigner.bev_range.begin());
+    options.lane_assigner.normalize = assigner.value("normalize", false);
+  } else {
+    options.box_assigner.cls_cost = focal_cost_options(assigner.at("cls_cost"));
+    options.box_assigner.reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
+    options.box_assigner.reg_box_format =
+        assigner.at("reg_cost").value("box_format", "xyxy") == "xywh" ? BoxFormat::kXywh
+                                                                      : BoxFormat::kXyxy;
+    options.box_assigner.iou_cost_weight = assigner.at("iou_cost").value("weight", 1.0);
+    options.box_assigner.iou_mode = assigner.at("iou_cost").value("iou_mode", "giou") == "giou"
+                                        ? IouMode::kGiou
+                                        : IouMode::kIou;
+  }
+  return options;
+}
+
+inline TopologyHeadOptions topology_head_options(const nlohmann::json& cfg) {
+  TopologyHeadOptions options;
+  options.in_channels = cfg.at("in_channels");
+  options.hidden_channels = cfg.at("hidden_channels");
+  options.out_channels = cfg.at("out_channels");
+  options.num_layers = cfg.at("num_layers");
+  options.loss_cls = focal_options(cfg.at("loss_cls"));
+  return options;
+}
+
+// README tolerance: |port - ref| <= 1e-4 * max(1, max|ref|) + 1e-4 * |ref|, element-wise.
+inline void expect_close(const at::Tensor& actual, const at::Tensor& reference,
+                         const std::string& name) {
+  ASSERT_EQ(actual.sizes(), reference.sizes()) << name;
+  const at::Tensor a = actual.detach().to(torch::kDouble);
+  const at::Tensor r = reference.detach().to(torch::kDouble);
+  const double scale = std::max(1.0, r.abs().max().item<double>());
+  const at::Tensor excess = (a - r).abs() - (1e-4 * scale + 1e-4 * r.abs());
+  EXPECT_LE(excess.max().item<double>(), 0.0)
+      << name << ": max |diff| " << (a - r).abs().max().item<double>() << " (scale " << scale
+      << ")";
+}
+
+// Losses: relative 1e-4 (README).
+inline void expect_loss(const at::Tensor& actual, double reference, const std::string& name) {
+  EXPECT_NEAR(actual.item<double>(), reference, 1e-4 * std::abs(reference)) << name;
+}
+
+// Per-channel mean, mean |x| over (B, H, W) and the first row [C, W] of a [B, C, H, W] map,
+// the summaries the fixtures keep of large maps.
+inline void expect_summaries_close(const at::Tensor& map, const TensorMap& fixture,
+                                   const std::string& key) {
+  expect_close(map.mean({0, 2, 3}), at_key(fixture, key + ".summary_channel_mean"),
+               key + ".summary_channel_mean");
+  expect_close(map.abs().mean({0, 2, 3}), at_key(fixture, key + ".summary_channel_absmean"),
+               key + ".summary_channel_absmean");
+  expect_close(map[0].select(1, 0), at_key(fixture, key + ".summary_row0"), key + ".summary_row0");
+}
+
+}  // namespace olv2::test

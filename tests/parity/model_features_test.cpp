@@ -1,0 +1,96 @@
+// Baseline backbone, neck and IPM against the original: state-dict names and order, and the
+// module-boundary tensors of the train and test passes.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "model_fixture.h"
+#include "olv2/util/state_dict.h"
+#include "support/test_paths.h"
+
+namespace olv2::test {
+namespace {
+
+// Like expect_close, but tolerates isolated IPM border-mask flips (README): at most
+// `max_fraction` of the elements may exceed the tolerance.
+void expect_close_but_isolated(const at::Tensor& actual, const at::Tensor& reference,
+                               const std::string& name, double max_fraction) {
+  ASSERT_EQ(actual.sizes(), reference.sizes()) << name;
+  const at::Tensor a = actual.detach().to(torch::kDouble);
+  const at::Tensor r = reference.detach().to(torch::kDouble);
+  const double scale = std::max(1.0, r.abs().max().item<double>());
+  const at::Tensor outside = ((a - r).abs() > 1e-4 * scale + 1e-4 * r.abs());
+  const double fraction = outside.to(torch::kDouble).mean().item<double>();
+  EXPECT_LE(fraction, max_fraction)
+      << name << ": " << outside.sum().item<int64_t>() << " elements outside the tolerance";
+}
+
+class ModelFeatures : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    OLV2_REQUIRE_FIXTURE(json_path, "baseline_losses.json");
+    fixture_ = read_model_fixture(json_path);
+    model_ = fixture_model(fixture_.losses, fixture_.state);
+    batch_ = fixture_batch(fixture_.input, /*with_gt=*/false);
+  }
+
+  // Backbone, neck and IPM in the current mode, compared with the `prefix` entries.
+  void check_features(const std::string& prefix, bool full_bev) {
+    torch::NoGradGuard no_grad;
+    const at::Tensor& img = batch_.images;
+    const at::Tensor x = img.view({-1, img.size(2), img.size(3), img.size(4)});
+    const std::vector<at::Tensor> stages = model_->img_backbone()->forward(x);
+    for (size_t i = 0; i < stages.size(); ++i) {
+      const std::string key = prefix + "img_backbone." + std::to_string(i);
+      expect_close(stages[i], at_key(fixture_.intermediates, key), key);
+    }
+    const at::Tensor features = model_->img_neck()->forward(stages);
+    expect_close(features, at_key(fixture_.intermediates, prefix + "img_neck"),
+                 prefix + "img_neck");
+
+    const auto& shape = batch_.metas[0].img_shape[0];
+    const at::Tensor bev = model_->img_view_transformer()->forward(
+        features, batch_.lidar2img.to(torch::kFloat), {shape[0], shape[1]});
+    const std::string key = prefix + "img_view_transformer";
+    if (full_bev) {
+      expect_close_but_isolated(bev, at_key(fixture_.intermediates, key), key, 1e-3);
+    } else {
+      expect_summaries_close(bev, fixture_.intermediates, key);
+    }
+  }
+
+  ModelFixture fixture_;
+  std::shared_ptr<BaselineImpl> model_;
+  Batch batch_;
+};
+
+TEST_F(ModelFeatures, StateDictKeysShapesAndOrderEqualTheOriginal) {
+  const NamedTensors ours = module_state_dict(*model_);
+  ASSERT_EQ(ours.size(), fixture_.state.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    EXPECT_EQ(ours[i].first, fixture_.state[i].first) << "entry " << i;
+    EXPECT_EQ(ours[i].second.sizes(), fixture_.state[i].second.sizes()) << ours[i].first;
+    EXPECT_EQ(ours[i].second.scalar_type(), fixture_.state[i].second.scalar_type())
+        << ours[i].first;
+  }
+}
+
+TEST_F(ModelFeatures, GridBufferIsBuiltAsTheOriginal) {
+  // A freshly built model computes the IPM grid itself; it must equal the saved buffer.
+  BaselineImpl fresh(fixture_model_options(fixture_.losses));
+  const at::Tensor& saved = at_key(load_tensor_dict(fixture_.dir / "baseline_state_dict.pt"),
+                                   "img_view_transformer.bev_planes");
+  EXPECT_TRUE(torch::equal(fresh.img_view_transformer()->bev_planes(), saved));
+}
+
+TEST_F(ModelFeatures, TestPassMatchesTheOriginal) {
+  model_->eval();
+  check_features("test.", /*full_bev=*/true);
+}
+
+TEST_F(ModelFeatures, TrainPassMatchesTheOriginal) {
+  model_->train();
+  check_features("train.", /*full_bev=*/false);
+}
+
+}  // namespace
+}  // namespace olv2::test

@@ -1,0 +1,104 @@
+#pragma once
+// Shared by the model parity tests: the fixture model built through the real config builder
+// from the fixture's own `model_cfg`, its weights, and the fixture input as a Batch.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heads_fixture.h"
+#include "olv2/config/config_loader.h"
+#include "olv2/data/batch.h"
+#include "olv2/models/build.h"
+#include "olv2/models/detectors/baseline.h"
+#include "olv2/util/state_dict.h"
+
+namespace olv2::test {
+
+// A fixture `.pt` dict of tensors in file order.
+inline NamedTensors load_named_tensors(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  NamedTensors out;
+  for (const auto& entry : torch::pickle_load(bytes).toGenericDict()) {
+    out.emplace_back(entry.key().toStringRef(), entry.value().toTensor());
+  }
+  return out;
+}
+
+// The `model` section the fixture was produced with (JSON is YAML), through the builder.
+inline BaselineOptions fixture_model_options(const nlohmann::json& losses_json) {
+  const ConfigNode model = parse_yaml(losses_json.at("model_cfg").dump(), "model_cfg");
+  return baseline_options_from_config(model);
+}
+
+inline std::shared_ptr<BaselineImpl> fixture_model(const nlohmann::json& losses_json,
+                                                   const NamedTensors& state) {
+  auto model = std::make_shared<BaselineImpl>(fixture_model_options(losses_json));
+  load_state_dict(*model, state);
+  return model;
+}
+
+// The fixture input (batch of one) as the data layer hands it to the model.
+inline Batch fixture_batch(const TensorMap& input, bool with_gt) {
+  Batch batch;
+  batch.images = at_key(input, "img");
+  batch.lidar2img = at_key(input, "lidar2img");
+  batch.can_bus = at_key(input, "can_bus");
+  const at::Tensor img_shape = at_key(input, "img_shape");
+  const at::Tensor pad_shape = at_key(input, "pad_shape");
+  const at::Tensor scale = at_key(input, "scale_factor");
+  for (int64_t b = 0; b < batch.images.size(0); ++b) {
+    ImageMeta meta;
+    meta.scene_token = "fixture";
+    meta.sample_idx = std::to_string(b);
+    for (int64_t cam = 0; cam < img_shape.size(1); ++cam) {
+      std::array<int64_t, 3> shape{}, pad{};
+      for (int64_t k = 0; k < 3; ++k) {
+        shape[k] = img_shape[b][cam][k].item<int64_t>();
+        pad[k] = pad_shape[b][cam][k].item<int64_t>();
+      }
+      meta.img_shape.push_back(shape);
+      meta.pad_shape.push_back(pad);
+    }
+    for (int64_t k = 0; k < 4; ++k) meta.scale_factor[k] = scale[b][k].item<float>();
+    batch.metas.push_back(meta);
+    batch.indices.push_back(b);
+  }
+  if (with_gt) {
+    batch.gt_lc = {at_key(input, "gt_lc")};
+    batch.gt_lc_labels = {at_key(input, "gt_lc_labels")};
+    batch.gt_te = {at_key(input, "gt_te")};
+    batch.gt_te_labels = {at_key(input, "gt_te_labels")};
+    batch.gt_topology_lclc = {at_key(input, "gt_topology_lclc")};
+    batch.gt_topology_lcte = {at_key(input, "gt_topology_lcte")};
+  }
+  return batch;
+}
+
+// The model fixture files; the test is skipped (or fails under CI) when they are absent.
+struct ModelFixture {
+  std::filesystem::path dir;
+  nlohmann::json losses;
+  NamedTensors state;
+  TensorMap input;
+  TensorMap intermediates;
+};
+
+inline ModelFixture read_model_fixture(const std::filesystem::path& losses_json) {
+  ModelFixture f;
+  f.dir = losses_json.parent_path();
+  f.losses = load_json(losses_json);
+  f.state = load_named_tensors(f.dir / "baseline_state_dict.pt");
+  f.input = load_tensor_dict(f.dir / "baseline_input.pt");
+  f.intermediates = load_tensor_dict(f.dir / "baseline_intermediates.pt");
+  return f;
+}
+
+}  // namespace olv2::test

@@ -1,0 +1,173 @@
+// The whole Baseline against the original: losses, gradients, matching, BatchNorm statistics
+// after a training step, head outputs and decoded test outputs.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <set>
+
+#include "model_fixture.h"
+#include "support/test_paths.h"
+
+namespace olv2::test {
+namespace {
+
+class ModelLosses : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    OLV2_REQUIRE_FIXTURE(json_path, "baseline_losses.json");
+    fixture_ = read_model_fixture(json_path);
+    batch_ = fixture_batch(fixture_.input, /*with_gt=*/true);
+  }
+
+  // A training step as the fixture ran it: train mode, dropout 0, backward of the total loss.
+  BaselineTrainOutputs train_step(BaselineImpl& model) {
+    model.train();
+    model.set_dropout(0.0);
+    model.zero_grad();
+    BaselineTrainOutputs out = model.forward_train_detailed(batch_);
+    total_loss(out.losses).backward();
+    return out;
+  }
+
+  ModelFixture fixture_;
+  Batch batch_;
+};
+
+TEST_F(ModelLosses, LossesGradientsAndMatchingEqualTheOriginal) {
+  auto model = fixture_model(fixture_.losses, fixture_.state);
+  const BaselineTrainOutputs out = train_step(*model);
+
+  // Read in file order: the original's loss order is part of what is checked.
+  std::ifstream file(fixture_.dir / "baseline_losses.json");
+  const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(file).at("losses");
+  ASSERT_EQ(out.losses.size(), expected.size());
+  size_t i = 0;
+  for (const auto& [name, value] : expected.items()) {
+    EXPECT_EQ(out.losses[i].first, name) << "loss " << i << " (names and order)";
+    expect_loss(out.losses[i].second, value.get<double>(), name);
+    ++i;
+  }
+  expect_loss(total_loss(out.losses), fixture_.losses.at("total_loss").get<double>(), "total_loss");
+
+  for (const auto& [head, results] :
+       {std::pair{"lc_head", out.lc_assign}, std::pair{"te_head", out.te_assign}}) {
+    const std::string prefix = std::string("train.") + head + ".assign_result.0.";
+    EXPECT_TRUE(
+        torch::equal(results[0].pos_inds, at_key(fixture_.intermediates, prefix + "pos_inds.0")))
+        << head;
+    EXPECT_TRUE(
+        torch::equal(results[0].neg_inds, at_key(fixture_.intermediates, prefix + "neg_inds.0")))
+        << head;
+    EXPECT_TRUE(torch::equal(results[0].pos_assigned_gt_inds,
+                             at_key(fixture_.intermediates, prefix + "pos_assigned_gt_inds.0")))
+        << head;
+  }
+
+  // Gradient sums: rtol 1e-3 where the sum exceeds 1e-3 (README); tiny ones are thread noise.
+  std::map<std::string, at::Tensor> grads;
+  for (const auto& item : model->named_parameters()) grads[item.key()] = item.value().grad();
+  for (const auto& [name, value] : fixture_.losses.at("grad_abs_sum_all").items()) {
+    ASSERT_TRUE(grads.count(name) && grads[name].defined()) << name << " has no gradient";
+    const double reference = value.get<double>();
+    if (reference > 1e-3) {
+      EXPECT_NEAR(grads[name].abs().sum().item<double>(), reference, 1e-3 * reference) << name;
+    }
+  }
+  std::set<std::string> without_grad;
+  for (const auto& [name, grad] : grads) {
+    if (!grad.defined()) without_grad.insert(name);
+  }
+  const std::set<std::string> expected_without =
+      fixture_.losses.at("params_without_grad").get<std::set<std::string>>();
+  EXPECT_EQ(without_grad, expected_without);
+
+  // Running statistics after forward and the checkpointed recomputation in backward.
+  const std::string prefix = "train.bn_running_after_forward.";
+  int checked = 0;
+  for (const auto& [key, reference] : fixture_.intermediates) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string name = key.substr(prefix.size());
+    bool found = false;
+    for (const auto& item : model->named_buffers()) {
+      if (item.key() == name) {
+        expect_close(item.value(), reference, name);
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found) << name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST_F(ModelLosses, CheckpointedStagesGiveTheSameGradients) {
+  auto plain = fixture_model(fixture_.losses, fixture_.state);
+  train_step(*plain);
+  BaselineOptions options = fixture_model_options(fixture_.losses);
+  options.checkpoint = kBaselineCheckpointableStages;
+  auto checkpointed = std::make_shared<BaselineImpl>(options);
+  load_state_dict(*checkpointed, fixture_.state);
+  train_step(*checkpointed);
+  const auto ours = checkpointed->named_parameters();
+  for (const auto& item : plain->named_parameters()) {
+    const at::Tensor& a = item.value().grad();
+    const at::Tensor& b = ours[item.key()].grad();
+    ASSERT_EQ(a.defined(), b.defined()) << item.key();
+    if (a.defined()) EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-7)) << item.key();
+  }
+}
+
+TEST_F(ModelLosses, TrainPassHeadOutputsEqualTheOriginal) {
+  auto model = fixture_model(fixture_.losses, fixture_.state);
+  model->train();
+  model->set_dropout(0.0);
+  torch::NoGradGuard no_grad;
+  const BaselineOutputs out = model->simple_forward(batch_);
+  const TensorMap& f = fixture_.intermediates;
+  expect_summaries_close(out.bev_features, f, "train.img_view_transformer");
+  expect_close(out.lc.cls_scores, at_key(f, "train.lc_head.0.0"), "lc cls");
+  expect_close(out.lc.reg_preds, at_key(f, "train.lc_head.1.0"), "lc reg");
+  expect_close(out.lc.dec_features, at_key(f, "train.lc_head.2.0"), "lc dec");
+  expect_close(out.te.cls_scores, at_key(f, "train.te_head.0.0"), "te cls");
+  expect_close(out.te.reg_preds, at_key(f, "train.te_head.1.0"), "te reg");
+  expect_close(out.lclc.select(0, out.lclc.size(0) - 1), at_key(f, "train.lclc_head.0"), "lclc");
+  expect_close(out.lcte.select(0, out.lcte.size(0) - 1), at_key(f, "train.lcte_head.0"), "lcte");
+}
+
+TEST_F(ModelLosses, TestOutputsEqualTheOriginal) {
+  auto model = fixture_model(fixture_.losses, fixture_.state);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const std::vector<BaselineTestOutputs> outputs = model->forward_test(batch_);
+  ASSERT_EQ(outputs.size(), 1u);
+  const TensorMap expected = load_tensor_dict(fixture_.dir / "baseline_outputs.pt");
+  expect_close(outputs[0].lc.lanes, at_key(expected, "pred_lc.lanes"), "pred_lc.lanes");
+  expect_close(outputs[0].lc.scores, at_key(expected, "pred_lc.scores"), "pred_lc.scores");
+  expect_close(outputs[0].te.boxes_labels, at_key(expected, "pred_te.bboxes_labels"),
+               "pred_te.bboxes_labels");
+  expect_close(outputs[0].te.scores, at_key(expected, "pred_te.scores"), "pred_te.scores");
+  expect_close(outputs[0].lclc, at_key(expected, "pred_topology_lclc"), "pred_topology_lclc");
+  expect_close(outputs[0].lcte, at_key(expected, "pred_topology_lcte"), "pred_topology_lcte");
+
+  // predict(): the same numbers as polylines sampled from the control points.
+  const std::vector<FramePrediction> predictions = model->predict(batch_);
+  ASSERT_EQ(predictions.size(), 1u);
+  const at::Tensor lanes = at_key(expected, "pred_lc.lanes");
+  ASSERT_EQ(predictions[0].lanes.size(), static_cast<size_t>(lanes.size(0)));
+  const at::Tensor control = lanes.view({lanes.size(0), -1, 3});
+  for (int64_t q = 0; q < lanes.size(0); ++q) {
+    const auto& points = predictions[0].lanes[static_cast<size_t>(q)].points;
+    ASSERT_EQ(points.size(), 11u);
+    // The curve starts at the first control point and ends at the last one.
+    for (int64_t axis = 0; axis < 3; ++axis) {
+      EXPECT_NEAR(points.front()[axis], control[q][0][axis].item<float>(), 1e-3);
+      EXPECT_NEAR(points.back()[axis], control[q][-1][axis].item<float>(), 1e-3);
+    }
+  }
+  ASSERT_EQ(predictions[0].traffic_elements.size(),
+            static_cast<size_t>(at_key(expected, "pred_te.scores").size(0)));
+}
+
+}  // namespace
+}  // namespace olv2::test
