@@ -1,0 +1,77 @@
+#pragma once
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olv2/solver/deepspeed_schedules.h"
+
+namespace olv2 {
+
+// The `fp16` section of a DeepSpeed JSON (also the keys of our YAML `fp16`
+// section).
+struct DeepSpeedFp16 {
+  std::optional<bool> enabled;
+  std::optional<double> loss_scale;
+  std::optional<int64_t> initial_scale_power;
+  std::optional<int64_t> loss_scale_window;
+  std::optional<int64_t> hysteresis;
+  std::optional<double> min_loss_scale;
+  std::optional<bool> consecutive_hysteresis;
+  std::optional<bool> raise_error_at_min_scale;  // ours
+};
+
+// `optimizer`: type and params. DeepSpeed's "Adam" means decoupled weight decay
+// (AdamW) unless params.adam_w_mode is false.
+struct DeepSpeedOptimizer {
+  std::string type;  // "AdamW" or "Adam" (DeepSpeed accepts any letter case)
+  std::optional<double> lr;
+  std::optional<double> weight_decay;
+  std::optional<std::array<double, 2>> betas;
+  std::optional<double> eps;
+  std::optional<bool> adam_w_mode;
+  bool decoupled_weight_decay() const;
+};
+
+// A DeepSpeed JSON as written: every key this trainer understands, absent ones
+// nullopt.
+struct DeepSpeedConfig {
+  std::string file;  // for messages
+  std::optional<int64_t> train_batch_size;
+  std::optional<int64_t> train_micro_batch_size_per_gpu;
+  std::optional<int64_t> gradient_accumulation_steps;
+  std::optional<DeepSpeedOptimizer> optimizer;
+  std::optional<DeepSpeedScheduleOptions> scheduler;  // params absent take DeepSpeed's defaults
+  std::optional<double> gradient_clipping;            // 0 turns clipping off, as in DeepSpeed
+  std::optional<DeepSpeedFp16> fp16;
+  std::optional<bool> bf16_enabled;  // `bf16.enabled` (or the old name `bfloat16`)
+  std::vector<std::string> ignored;  // keys accepted without effect, "key: why"
+};
+
+// Parses and validates DeepSpeed JSON text. Unknown keys come first, then
+// ill-typed values; every problem is reported in one input error, each with its
+// JSON path
+// ("FILE: key `fp16.hysterisis`: unknown key, did you mean `hysteresis`?").
+// Text that is not JSON gives an input error naming the file, line and column.
+DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::string& source_name);
+
+// Reads `file` and parses it as above; a missing file is an input error.
+DeepSpeedConfig read_deepspeed_config(const std::filesystem::path& file);
+
+// Train batch keys after DeepSpeed's inference for `world_size` ranks.
+struct BatchSizes {
+  int64_t micro_batch_per_gpu = 0;
+  int64_t accumulation_steps = 0;
+  int64_t train_batch_size = 0;
+  std::string how;  // which keys were given and which were inferred
+};
+
+// DeepSpeed's rules: with all three keys nothing is inferred; with two the
+// third is; with only train_batch_size or only the micro batch, accumulation
+// is 1. The result must satisfy train = micro × accumulation × world with every
+// value > 0; otherwise an input error. nullopt when the JSON has none of the
+// three keys.
+std::optional<BatchSizes> resolve_batch_sizes(const DeepSpeedConfig& config, int64_t world_size);
+
+}  // namespace olv2

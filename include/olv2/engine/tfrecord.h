@@ -1,0 +1,25 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace olv2 {
+
+// CRC-32C (Castagnoli), as TFRecord files use it.
+uint32_t crc32c(std::string_view data);
+
+// TFRecord's masked CRC: rotate right by 15, add 0xa282ead8.
+uint32_t masked_crc32c(std::string_view data);
+
+// Appends one record: length (uint64 LE), masked CRC of the length bytes, the data, masked
+// CRC of the data.
+void write_tfrecord(std::ostream& out, std::string_view data);
+
+// Every record of a TFRecord file. Throws a runtime error naming the file and the record
+// offset on a truncated record or a CRC mismatch.
+std::vector<std::string> read_tfrecords(const std::filesystem::path& file);
+
+}  // namespace olv2

@@ -1,0 +1,22 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+namespace olv2 {
+
+// mmcv's `optimizer_config.grad_clip`.
+struct GradClipOptions {
+  double max_norm = 35.0;
+  double norm_type = 2.0;  // any p > 0, or infinity
+};
+
+// Scales the gradients of `params` in place so that their global p-norm is at
+// most max_norm, as torch.nn.utils.clip_grad_norm_: norm of the per-tensor
+// norms, coefficient max_norm / (norm + 1e-6) applied only when below 1.
+// Parameters without a gradient are skipped. Returns the norm before clipping
+// (0 when no parameter has a gradient; inf or nan when a gradient is not
+// finite, in which case nothing is scaled).
+double clip_grad_norm(const std::vector<at::Tensor>& params, const GradClipOptions& options);
+
+}  // namespace olv2

@@ -1,0 +1,131 @@
+#include "olv2/engine/loss_scaler.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+// LibTorch's fused kernel exists for CUDA only (1.13 declares it for every
+// backend).
+bool unscale_on_cuda(const std::vector<at::Tensor>& grads, double inv_scale) {
+  std::map<std::tuple<int, int>, std::vector<at::Tensor>> by_device_and_dtype;
+  for (const at::Tensor& grad : grads) {
+    by_device_and_dtype[{grad.device().index(), static_cast<int>(grad.scalar_type())}].push_back(
+        grad);
+  }
+  std::vector<at::Tensor> flags;
+  for (auto& [key, group] : by_device_and_dtype) {
+    const auto options = at::TensorOptions().dtype(at::kFloat).device(group.front().device());
+    at::Tensor found_inf = at::zeros({1}, options);
+    const at::Tensor inv = at::full({1}, inv_scale, options);
+    at::_amp_foreach_non_finite_check_and_unscale_(group, found_inf, inv);
+    flags.push_back(found_inf.cpu());
+  }
+  return at::cat(flags).sum().item<double>() > 0.0;
+}
+
+bool unscale_on_host(const std::vector<at::Tensor>& grads, double inv_scale) {
+  at::Tensor found = at::zeros({}, at::kBool);
+  for (const at::Tensor& grad : grads) {
+    at::Tensor g = grad;
+    g.mul_(inv_scale);
+    found = found.logical_or(g.isfinite().logical_not().any().cpu());
+  }
+  return found.item<bool>();
+}
+
+}  // namespace
+
+bool unscale_gradients(const std::vector<at::Tensor>& params, double inv_scale) {
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> cuda_grads;
+  std::vector<at::Tensor> other_grads;
+  for (const at::Tensor& param : params) {
+    const at::Tensor& grad = param.grad();
+    if (!grad.defined()) continue;
+    (grad.is_cuda() ? cuda_grads : other_grads).push_back(grad);
+  }
+  bool found = false;
+  if (!cuda_grads.empty()) found = unscale_on_cuda(cuda_grads, inv_scale);
+  if (!other_grads.empty()) found = unscale_on_host(other_grads, inv_scale) || found;
+  return found;
+}
+
+DynamicLossScaler::DynamicLossScaler(const LossScalerOptions& options)
+    : options_(options),
+      scale_(options.loss_scale > 0.0 ? options.loss_scale
+                                      : std::ldexp(1.0, options.initial_scale_power)),
+      cur_hysteresis_(options.hysteresis) {
+  if (options_.loss_scale < 0.0) throw input_error("fp16.loss_scale must be >= 0");
+  if (options_.loss_scale_window <= 0) throw input_error("fp16.loss_scale_window must be > 0");
+  if (options_.hysteresis < 1) throw input_error("fp16.hysteresis must be >= 1");
+  if (options_.min_loss_scale <= 0.0) throw input_error("fp16.min_loss_scale must be > 0");
+}
+
+bool DynamicLossScaler::unscale_and_check(const std::vector<at::Tensor>& params) const {
+  return unscale_gradients(params, 1.0 / scale_);
+}
+
+void DynamicLossScaler::update(bool overflow) {
+  if (overflow) ++skipped_steps_;
+  if (!dynamic()) return;
+  if (overflow) {
+    if (options_.hysteresis == 1 || cur_hysteresis_ == 1) {
+      if (scale_ == options_.min_loss_scale && options_.raise_error_at_min_scale) {
+        throw runtime_error("optimizer step " + std::to_string(cur_iter_) +
+                            ": gradient overflow at the minimum " + "loss scale " +
+                            std::to_string(options_.min_loss_scale) +
+                            " with no hysteresis left; stopping as DeepSpeed does (set " +
+                            "fp16.raise_error_at_min_scale: false to keep skipping such "
+                            "steps)");
+      }
+      scale_ = std::max(scale_ / options_.scale_factor, options_.min_loss_scale);
+    } else {
+      --cur_hysteresis_;
+    }
+    last_overflow_iter_ = cur_iter_;
+  } else {
+    if (options_.consecutive_hysteresis) cur_hysteresis_ = options_.hysteresis;
+    if ((cur_iter_ - last_overflow_iter_) % options_.loss_scale_window == 0) {
+      if (!options_.consecutive_hysteresis) cur_hysteresis_ = options_.hysteresis;
+      scale_ *= options_.scale_factor;
+    }
+  }
+  ++cur_iter_;
+}
+
+LossScalerState DynamicLossScaler::state() const {
+  return {scale_, cur_iter_, last_overflow_iter_, cur_hysteresis_, skipped_steps_};
+}
+
+void DynamicLossScaler::load_state(const LossScalerState& state) {
+  scale_ = state.scale;
+  cur_iter_ = state.cur_iter;
+  last_overflow_iter_ = state.last_overflow_iter;
+  cur_hysteresis_ = state.cur_hysteresis;
+  skipped_steps_ = state.skipped_steps;
+}
+
+std::string DynamicLossScaler::describe() const {
+  std::ostringstream out;
+  if (!dynamic()) {
+    out << "static loss scale " << options_.loss_scale;
+    return out.str();
+  }
+  out << "dynamic loss scale: initial 2^" << options_.initial_scale_power << ", window "
+      << options_.loss_scale_window << ", hysteresis " << options_.hysteresis
+      << (options_.consecutive_hysteresis ? " (refilled by every clean step)" : "") << ", min "
+      << options_.min_loss_scale << ", at the minimum: "
+      << (options_.raise_error_at_min_scale ? "stop the run" : "keep skipping");
+  return out.str();
+}
+
+}  // namespace olv2

@@ -1,0 +1,174 @@
+// DeepSpeed JSON: validation with JSON paths, DeepSpeed's batch-key inference,
+// and the precedence of JSON keys over the YAML config.
+#include "olv2/engine/deepspeed_config.h"
+
+#include <gtest/gtest.h>
+
+#include "olv2/config/config_loader.h"
+#include "olv2/engine/training_settings.h"
+#include "olv2/util/error.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+std::string input_error_of(const std::string& json) {
+  try {
+    parse_deepspeed_config(json, "ds.json");
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::kBadInput);
+    return error.what();
+  }
+  ADD_FAILURE() << "accepted: " << json;
+  return "";
+}
+
+TEST(DeepSpeedConfig, ReadsTheShippedOriginalSettings) {
+  const DeepSpeedConfig config =
+      read_deepspeed_config(test::source_dir() / "configs/ds/original.json");
+  EXPECT_EQ(config.train_micro_batch_size_per_gpu, 2);
+  EXPECT_EQ(config.gradient_accumulation_steps, 2);
+  ASSERT_TRUE(config.optimizer.has_value());
+  EXPECT_EQ(config.optimizer->type, "AdamW");
+  EXPECT_EQ(config.optimizer->lr, 1e-4);
+  EXPECT_EQ(config.optimizer->weight_decay, 1e-2);
+  ASSERT_TRUE(config.scheduler.has_value());
+  EXPECT_EQ(config.scheduler->type, "WarmupLR");
+  EXPECT_EQ(config.scheduler->warmup_min_lr, 1e-7);
+  EXPECT_EQ(config.scheduler->warmup_num_steps, 500);
+  EXPECT_EQ(config.scheduler->warmup_type, "linear");
+  ASSERT_TRUE(config.fp16.has_value());
+  EXPECT_EQ(config.fp16->enabled, true);
+  EXPECT_FALSE(config.gradient_clipping.has_value());
+}
+
+TEST(DeepSpeedConfig, ReportsEveryProblemWithItsPathUnknownKeysFirst) {
+  const std::string message = input_error_of(
+      R"({"fp16": {"enabled": true, "hysterisis": 2}, "gradient_clipping": "big",
+          "scheduler": {"type": "WarmupLR", "params": {"warmup_steps": 10}}})");
+  const size_t unknown = message.find("key `fp16.hysterisis`: unknown key");
+  EXPECT_NE(unknown, std::string::npos) << message;
+  EXPECT_NE(message.find("did you mean `hysteresis`"), std::string::npos) << message;
+  EXPECT_NE(message.find("key `scheduler.params.warmup_steps`: unknown key"), std::string::npos)
+      << message;
+  const size_t typed = message.find("key `gradient_clipping`: expected a number");
+  EXPECT_NE(typed, std::string::npos) << message;
+  EXPECT_LT(unknown, typed);
+}
+
+TEST(DeepSpeedConfig, BadJsonNamesFileAndLine) {
+  const std::string message = input_error_of("{\n  \"fp16\": {\n    \"enabled\": tru\n  }\n}");
+  EXPECT_NE(message.find("ds.json:3:"), std::string::npos) << message;
+}
+
+TEST(DeepSpeedConfig, AdamMeansDecoupledUnlessAdamWModeIsFalse) {
+  EXPECT_TRUE(parse_deepspeed_config(R"({"optimizer": {"type": "Adam"}})", "a")
+                  .optimizer->decoupled_weight_decay());
+  EXPECT_FALSE(parse_deepspeed_config(
+                   R"({"optimizer": {"type": "Adam", "params": {"adam_w_mode": false}}})", "b")
+                   .optimizer->decoupled_weight_decay());
+  EXPECT_TRUE(parse_deepspeed_config(R"({"optimizer": {"type": "adamw"}})", "c")
+                  .optimizer->decoupled_weight_decay());
+}
+
+TEST(DeepSpeedConfig, RequiresTotalStepsForDecayingSchedules) {
+  const std::string message = input_error_of(R"({"scheduler": {"type": "WarmupCosineLR"}})");
+  EXPECT_NE(message.find("scheduler.params.total_num_steps"), std::string::npos) << message;
+}
+
+BatchSizes batch_of(const std::string& json, int64_t world) {
+  return *resolve_batch_sizes(parse_deepspeed_config(json, "ds.json"), world);
+}
+
+TEST(DeepSpeedBatchKeys, InfersTheMissingOnesAsDeepSpeed) {
+  BatchSizes sizes = batch_of(R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 2})", 2);
+  EXPECT_EQ(sizes.accumulation_steps, 2);
+  sizes = batch_of(R"({"train_batch_size": 8, "gradient_accumulation_steps": 2})", 2);
+  EXPECT_EQ(sizes.micro_batch_per_gpu, 2);
+  sizes = batch_of(R"({"train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2})", 2);
+  EXPECT_EQ(sizes.train_batch_size, 12);
+  sizes = batch_of(R"({"train_batch_size": 6})", 3);
+  EXPECT_EQ(sizes.micro_batch_per_gpu, 2);
+  EXPECT_EQ(sizes.accumulation_steps, 1);
+  sizes = batch_of(R"({"train_micro_batch_size_per_gpu": 4})", 2);
+  EXPECT_EQ(sizes.train_batch_size, 8);
+  EXPECT_EQ(sizes.accumulation_steps, 1);
+  EXPECT_FALSE(resolve_batch_sizes(parse_deepspeed_config("{}", "e"), 1).has_value());
+}
+
+TEST(DeepSpeedBatchKeys, RejectsInconsistentKeysForTheWorldSize) {
+  const DeepSpeedConfig config = parse_deepspeed_config(
+      R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2})",
+      "ds.json");
+  EXPECT_EQ(resolve_batch_sizes(config, 2)->train_batch_size, 8);
+  EXPECT_THROW(resolve_batch_sizes(config, 1), Error);
+  EXPECT_THROW(resolve_batch_sizes(parse_deepspeed_config(R"({"train_batch_size": 5})", "f"), 2),
+               Error);
+  EXPECT_THROW(
+      resolve_batch_sizes(parse_deepspeed_config(R"({"gradient_accumulation_steps": 2})", "g"), 1),
+      Error);
+}
+
+const char* kYaml = R"(
+optimizer:
+  type: AdamW
+  lr: 2.0e-4
+  weight_decay: 1.0e-4
+  paramwise_cfg:
+    custom_keys:
+      img_backbone: {lr_mult: 0.1}
+optimizer_config:
+  grad_clip: {max_norm: 35, norm_type: 2}
+lr_config:
+  policy: CosineAnnealing
+  warmup: linear
+  warmup_iters: 500
+  warmup_ratio: 0.3333333333333333
+  min_lr_ratio: 1.0e-3
+data:
+  samples_per_gpu: 1
+)";
+
+TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
+  const TrainingSettings yaml =
+      training_settings_from_config(parse_yaml(kYaml, "demo.yaml"), false);
+  EXPECT_TRUE(yaml.cosine.has_value());
+  EXPECT_FALSE(yaml.precision.fp16);
+  const TrainingSettings resolved = apply_deepspeed_config(
+      yaml, read_deepspeed_config(test::source_dir() / "configs/ds/original.json"), 1);
+  EXPECT_EQ(resolved.solver.adam.lr, 1e-4);
+  EXPECT_EQ(resolved.solver.adam.weight_decay, 1e-2);
+  ASSERT_EQ(resolved.solver.custom_keys.size(), 1u);  // lr_mult survives
+  EXPECT_EQ(resolved.solver.custom_keys[0].lr_mult, 0.1);
+  ASSERT_TRUE(resolved.solver.grad_clip.has_value());  // clipping at 35 survives
+  EXPECT_EQ(resolved.solver.grad_clip->max_norm, 35.0);
+  EXPECT_FALSE(resolved.cosine.has_value());
+  ASSERT_TRUE(resolved.deepspeed_schedule.has_value());
+  EXPECT_EQ(resolved.deepspeed_schedule->type, "WarmupLR");
+  EXPECT_EQ(resolved.samples_per_gpu, 2);
+  EXPECT_EQ(resolved.accumulation_steps, 2);
+  EXPECT_TRUE(resolved.precision.fp16);
+  // fp16 without scaling keys still gets DeepSpeed's dynamic-scaling defaults.
+  EXPECT_EQ(resolved.precision.scaler.initial_scale_power, 16);
+  EXPECT_EQ(resolved.precision.scaler.hysteresis, 2);
+  bool lr_from_json = false;
+  bool clip_from_yaml = false;
+  for (const std::string& line : resolved.sources) {
+    lr_from_json |= line.find("optimizer.lr = 0.0001 <- ") == 0 &&
+                    line.find("optimizer.params.lr") != std::string::npos;
+    clip_from_yaml |= line.find("grad_clip.max_norm = 35 <- config demo.yaml:") == 0;
+  }
+  EXPECT_TRUE(lr_from_json);
+  EXPECT_TRUE(clip_from_yaml);
+}
+
+TEST(TrainingSettings, GradientClippingZeroTurnsClippingOff) {
+  const TrainingSettings resolved =
+      apply_deepspeed_config(training_settings_from_config(parse_yaml(kYaml, "demo.yaml"), false),
+                             parse_deepspeed_config(R"({"gradient_clipping": 0})", "ds.json"), 1);
+  EXPECT_FALSE(resolved.solver.grad_clip.has_value());
+  EXPECT_TRUE(resolved.cosine.has_value());
+}
+
+}  // namespace
+}  // namespace olv2

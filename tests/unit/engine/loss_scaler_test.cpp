@@ -1,0 +1,180 @@
+// DynamicLossScaler against DeepSpeed's own DynamicLossScaler driven by a fixed
+// overflow pattern (golden table), and the unscale/skip path on real gradients.
+#include "olv2/engine/loss_scaler.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "olv2/engine/optimizer_step.h"
+#include "olv2/solver/deepspeed_schedules.h"
+#include "olv2/solver/optimizer.h"
+#include "olv2/util/error.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+nlohmann::json read_table() {
+  const std::filesystem::path path = test::fixture_path("engine/deepspeed_loss_scaler.json");
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+LossScalerOptions options_from(const nlohmann::json& params) {
+  LossScalerOptions options;
+  const double init = params.at("init_scale").get<double>();
+  options.initial_scale_power = static_cast<int>(std::lround(std::log2(init)));
+  EXPECT_EQ(std::ldexp(1.0, options.initial_scale_power), init);
+  options.scale_factor = params.at("scale_factor").get<double>();
+  options.loss_scale_window = params.at("scale_window").get<int64_t>();
+  options.min_loss_scale = params.at("min_scale").get<double>();
+  options.hysteresis = params.at("delayed_shift").get<int>();
+  options.consecutive_hysteresis = params.at("consecutive_hysteresis").get<bool>();
+  options.raise_error_at_min_scale = params.at("raise_error_at_min_scale").get<bool>();
+  return options;
+}
+
+// The variants whose semantics we implement (the list; the others are
+// references).
+class DeepSpeedScalerTable : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeepSpeedScalerTable, EveryStepMatches) {
+  OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
+  const nlohmann::json table = read_table();
+  const nlohmann::json& variant = table.at("variants").at(GetParam());
+  DynamicLossScaler scaler(options_from(variant.at("params")));
+  const auto& overflow = table.at("overflow");
+  ASSERT_EQ(overflow.size(), table.at("num_steps").get<size_t>());
+  size_t mismatches = 0;
+  int64_t skipped = 0;
+  for (size_t t = 0; t < overflow.size(); ++t) {
+    const bool step_overflow = overflow[t].get<int>() != 0;
+    const double used = scaler.scale();
+    scaler.update(step_overflow);
+    skipped += variant.at("skipped")[t].get<int64_t>();
+    const bool same =
+        used == variant.at("scale_used")[t].get<double>() &&
+        scaler.scale() == variant.at("scale_after")[t].get<double>() &&
+        scaler.hysteresis_left() == variant.at("hysteresis_after")[t].get<int64_t>() &&
+        scaler.skipped_steps() == skipped;
+    if (!same && mismatches++ < 5) {
+      ADD_FAILURE() << "step " << t << ": scale used " << used << ", after " << scaler.scale()
+                    << ", hysteresis " << scaler.hysteresis_left();
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, DeepSpeedScalerTable,
+                         ::testing::Values("ds_dynamic_loss_scaler",
+                                           "ds_dynamic_loss_scaler_consecutive_hysteresis"));
+
+TEST(DynamicLossScaler, StopsAtTheMinimumScaleByDefault) {
+  OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
+  const nlohmann::json table = read_table();
+  const nlohmann::json& variant = table.at("variants").at("ds_dynamic_loss_scaler");
+  const int64_t raises_at =
+      variant.at("with_raise_error_at_min_scale_true").at("raises_at_step").get<int64_t>();
+  LossScalerOptions options = options_from(variant.at("params"));
+  options.raise_error_at_min_scale = true;
+  DynamicLossScaler scaler(options);
+  const auto& overflow = table.at("overflow");
+  for (int64_t t = 0; t < raises_at; ++t) {
+    scaler.update(overflow[t].get<int>() != 0);
+    ASSERT_EQ(scaler.scale(), variant.at("scale_after")[t].get<double>()) << "step " << t;
+  }
+  try {
+    scaler.update(overflow[raises_at].get<int>() != 0);
+    FAIL() << "expected the run to stop at step " << raises_at;
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::kFailure);
+    EXPECT_NE(std::string(error.what()).find("step " + std::to_string(raises_at)),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(DynamicLossScaler, StateRoundTripContinuesTheSequence) {
+  DynamicLossScaler first(LossScalerOptions{});
+  for (const bool overflow : {true, false, true, true, false}) first.update(overflow);
+  DynamicLossScaler resumed(LossScalerOptions{});
+  resumed.load_state(first.state());
+  first.update(true);
+  resumed.update(true);
+  EXPECT_EQ(resumed.scale(), first.scale());
+  EXPECT_EQ(resumed.hysteresis_left(), first.hysteresis_left());
+  EXPECT_EQ(resumed.skipped_steps(), first.skipped_steps());
+}
+
+TEST(UnscaleGradients, DividesByTheScaleAndFindsNonFiniteValues) {
+  torch::Tensor a = torch::ones({3}, torch::requires_grad());
+  torch::Tensor b = torch::ones({2}, torch::requires_grad());
+  a.mutable_grad() = torch::full({3}, 8.0);
+  b.mutable_grad() = torch::full({2}, 4.0);
+  EXPECT_FALSE(unscale_gradients({a, b}, 0.25));
+  EXPECT_TRUE(torch::equal(a.grad(), torch::full({3}, 2.0)));
+  EXPECT_TRUE(torch::equal(b.grad(), torch::full({2}, 1.0)));
+  b.mutable_grad()[1] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(unscale_gradients({a, b}, 1.0));
+}
+
+// A real injected overflow: a gradient set to inf skips exactly that step,
+// leaves the weights and the LR schedule where they were, and lowers the scale
+// after the hysteresis is used up.
+TEST(FinishOptimizerStep, InfiniteGradientSkipsExactlyThatStep) {
+  torch::manual_seed(0);
+  torch::nn::Linear layer(3, 2);
+  std::vector<torch::Tensor> params = layer->parameters();
+  ParamGroup group;
+  group.params = params;
+  group.lr = 1e-2;
+  auto optimizer = build_optimizer({group}, AdamOptions{});
+  DeepSpeedScheduleOptions schedule_options;
+  schedule_options.warmup_type = "linear";
+  schedule_options.warmup_num_steps = 10;
+  schedule_options.warmup_min_lr = 1e-3;  // every step moves the weights
+  schedule_options.warmup_max_lr = 1e-2;
+  DeepSpeedSchedule schedule(schedule_options, {{1e-2, 1.0}});
+  LossScalerOptions scaler_options;
+  scaler_options.hysteresis = 1;
+  DynamicLossScaler scaler(scaler_options);
+
+  auto backward = [&](bool inject_inf) {
+    optimizer->zero_grad();
+    torch::Tensor loss = layer->forward(torch::ones({4, 3})).pow(2).sum();
+    scaler.scale_loss(loss).backward();
+    if (inject_inf) params[0].mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
+  };
+  backward(false);
+  const StepOutcome first =
+      finish_optimizer_step(*optimizer, params, schedule, &scaler, GradClipOptions{});
+  ASSERT_TRUE(first.applied);
+  EXPECT_TRUE(std::isfinite(first.grad_norm));
+
+  std::vector<torch::Tensor> before;
+  for (const auto& p : params) before.push_back(p.detach().clone());
+  const double scale_before = scaler.scale();
+  const int64_t schedule_before = schedule.last_batch_iteration();
+  backward(true);
+  const StepOutcome skipped =
+      finish_optimizer_step(*optimizer, params, schedule, &scaler, GradClipOptions{});
+  EXPECT_FALSE(skipped.applied);
+  EXPECT_EQ(skipped.loss_scale, scale_before);
+  for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(torch::equal(params[i], before[i]));
+  EXPECT_EQ(schedule.last_batch_iteration(), schedule_before);
+  EXPECT_EQ(scaler.scale(), scale_before / 2);
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+
+  backward(false);
+  const StepOutcome next =
+      finish_optimizer_step(*optimizer, params, schedule, &scaler, GradClipOptions{});
+  EXPECT_TRUE(next.applied);
+  EXPECT_FALSE(torch::equal(params[0], before[0]));
+  EXPECT_EQ(schedule.last_batch_iteration(), schedule_before + 1);
+}
+
+}  // namespace
+}  // namespace olv2
