@@ -1,5 +1,7 @@
 #include "olv2/engine/engine_schema.h"
 
+#include "olv2/data/pipeline_schema.h"
+
 namespace olv2 {
 
 Schema runner_schema() {
@@ -31,7 +33,7 @@ Schema evaluation_schema() {
   return Schema::map()
       .optional("interval", Schema::integer().range(0, 1e9))
       .optional("before_train", Schema::boolean())
-      .optional("pipeline", Schema::sequence(Schema::open_map()));
+      .optional("pipeline", pipeline_schema());
 }
 
 Schema fp16_schema() {

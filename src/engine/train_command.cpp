@@ -6,6 +6,7 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
 #include "olv2/engine/train_config.h"
+#include "olv2/engine/trainer.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
@@ -26,7 +27,8 @@ void override_path_key(ConfigNode& root, const std::string& key, const std::stri
 
 int resolve_threads(const TrainOptions& options, const ConfigNode& config) {
   if (options.threads) return *options.threads;
-  if (const ConfigNode* threads = config.find("threads"); threads != nullptr && !threads->is_null()) {
+  if (const ConfigNode* threads = config.find("threads");
+      threads != nullptr && !threads->is_null()) {
     return static_cast<int>(threads->as_int());
   }
   return default_thread_count();
@@ -38,7 +40,8 @@ void log_config_notes(const ConfigNode& config) {
     if (config.has(key)) kept += (kept.empty() ? "" : ", ") + key;
   }
   if (!kept.empty()) spdlog::info("config variables kept as written, no effect: {}", kept);
-  for (const std::string& note : ignored_keys_in(config)) spdlog::info("config key ignored: {}", note);
+  for (const std::string& note : ignored_keys_in(config))
+    spdlog::info("config key ignored: {}", note);
 }
 
 }  // namespace
@@ -68,7 +71,8 @@ int run_train_command(const TrainOptions& options) {
   const fs::path work_dir(options.work_dir);
   std::error_code error;
   fs::create_directories(work_dir, error);
-  if (error) throw runtime_error(work_dir.string() + ": cannot create work dir: " + error.message());
+  if (error)
+    throw runtime_error(work_dir.string() + ": cannot create work dir: " + error.message());
   write_file_atomic(work_dir / fs::path(options.config_path).filename(), to_yaml(config));
 
   setup_logging(work_dir / (log_timestamp() + ".log"));
@@ -76,8 +80,10 @@ int run_train_command(const TrainOptions& options) {
   spdlog::info("{}", environment_report(options.config_path));
   spdlog::info("Config:\n{}", to_yaml(config));
   log_config_notes(config);
-  throw runtime_error("the training engine is not part of this build yet: config " +
-                      options.config_path + " resolved and written to " + work_dir.string());
+  Trainer trainer(config, options);
+  trainer.run();
+  spdlog::info("training finished; work dir {}", work_dir.string());
+  return 0;
 }
 
 }  // namespace olv2

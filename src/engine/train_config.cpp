@@ -2,16 +2,17 @@
 
 #include "olv2/data/data_schema.h"
 #include "olv2/engine/engine_schema.h"
+#include "olv2/models/model_schema.h"
 #include "olv2/solver/solver_schema.h"
 
 namespace olv2 {
 
 const std::vector<std::string>& informational_keys() {
   static const std::vector<std::string> keys = {
-      "_dim_",        "_pos_dim_",      "_ffn_dim_",    "_num_levels_",    "bev_h_",
-      "bev_w_",       "method_para",    "img_norm_cfg", "train_pipeline",  "test_pipeline",
-      "dataset_type", "point_cloud_range", "voxel_size", "class_names", "input_modality",
-      "queue_length"};
+      "_dim_",          "_pos_dim_",     "_ffn_dim_",      "_num_levels_",
+      "bev_h_",         "bev_w_",        "method_para",    "img_norm_cfg",
+      "train_pipeline", "test_pipeline", "dataset_type",   "point_cloud_range",
+      "voxel_size",     "class_names",   "input_modality", "queue_length"};
   return keys;
 }
 
@@ -19,9 +20,11 @@ Schema train_config_schema() {
   Schema schema = Schema::map();
   for (const std::string& key : informational_keys()) schema.optional(key, Schema::any());
   const Schema ds_inline = Schema::open_map();
-  schema.optional("custom_imports", Schema::map().optional("imports", Schema::sequence(Schema::string()))
-                                        .optional("allow_failed_imports", Schema::boolean()))
-      .required("model", Schema::open_map())
+  schema
+      .optional("custom_imports", Schema::map()
+                                      .optional("imports", Schema::sequence(Schema::string()))
+                                      .optional("allow_failed_imports", Schema::boolean()))
+      .required("model", model_schema())
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
       .required("data", data_section_schema())
@@ -32,7 +35,8 @@ Schema train_config_schema() {
       .optional("evaluation", evaluation_schema())
       .optional("checkpoint_config", checkpoint_config_schema())
       .optional("log_config", log_config_schema())
-      .optional("dist_params", Schema::map().optional("backend", Schema::string().choices({"nccl", "gloo"})))
+      .optional("dist_params",
+                Schema::map().optional("backend", Schema::string().choices({"nccl", "gloo"})))
       .optional("log_level", Schema::string().choices({"DEBUG", "INFO", "WARNING", "ERROR"}))
       .optional("load_from", Schema::string().nullable())
       .optional("resume_from", Schema::string().nullable())
@@ -53,7 +57,8 @@ std::vector<std::string> ignored_keys_in(const ConfigNode& root) {
   note(root.find("workflow"), "always train, then validate every evaluation.interval epochs");
   note(root.find("dist_params"), "backend chosen by device: NCCL on CUDA, Gloo on CPU");
   if (const ConfigNode* data = root.find("data")) {
-    note(data->find("shuffler_sampler"), "training data is always sharded per rank and shuffled per epoch");
+    note(data->find("shuffler_sampler"),
+         "training data is always sharded per rank and shuffled per epoch");
     note(data->find("nonshuffler_sampler"), "validation data is always sharded per rank in order");
   }
   if (const ConfigNode* evaluation = root.find("evaluation")) {

@@ -1,0 +1,130 @@
+// Trains the tiny config on a few synthetic frames with the built binaries, as a user would.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "olv2/util/pth_file.h"
+#include "olv2/util/state_dict.h"
+#include "support/run_command.h"
+#include "support/synthetic_dataset.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Six frames: 4 train (one segment break), 2 val, at 1/16 of the real image size.
+fs::path dataset() {
+  return test::synthetic_dataset("train_e2e",
+                                 "--frames 6 --val-frames 2 --image-scale 0.0625 --seed 3");
+}
+
+std::string train_args(const fs::path& work_dir, const std::string& extra = "") {
+  const std::string root = dataset().string();
+  return (test::source_dir() / "configs/tests/tiny.yaml").string() + " --work-dir '" +
+         work_dir.string() + "' --cfg-options data_root='" + root + "' meta_root='" + root + "' " +
+         extra;
+}
+
+std::vector<nlohmann::json> json_log_records(const fs::path& work_dir) {
+  std::vector<nlohmann::json> records;
+  for (const auto& entry : fs::directory_iterator(work_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 9 && name.substr(name.size() - 9) == ".log.json") {
+      std::ifstream in(entry.path());
+      for (std::string line; std::getline(in, line);)
+        records.push_back(nlohmann::json::parse(line));
+    }
+  }
+  return records;
+}
+
+NamedTensors weights(const fs::path& checkpoint) {
+  return tensors_of(read_pth(checkpoint).at("state_dict"));
+}
+
+TEST(TrainDsTrain, TrainsValidatesAndWritesItsArtifacts) {
+  const fs::path work_dir = test::scratch_dir("run");
+  const auto result = test::run_app("train_ds", train_args(work_dir));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  EXPECT_NE(result.output.find("Epoch 0, idx 0 / 4, iter 0 / 4, bs 1 *acc 1: 1, eta "),
+            std::string::npos)
+      << result.output;
+  for (const char* file : {"epoch_1.pth", "epoch_2.pth", "latest.pth", "results_epoch_1.json",
+                           "results_epoch_2.json", "tiny.yaml"}) {
+    EXPECT_TRUE(fs::exists(work_dir / file)) << file;
+  }
+  const auto records = json_log_records(work_dir);
+  int train = 0;
+  int val = 0;
+  for (const auto& record : records) {
+    if (record["mode"] == "train") {
+      ++train;
+      EXPECT_TRUE(record.contains("lc_loss_cls")) << record.dump();
+      EXPECT_TRUE(record.contains("grad_norm")) << record.dump();
+    } else {
+      ++val;
+      EXPECT_TRUE(record.contains("OLS")) << record.dump();
+    }
+  }
+  EXPECT_EQ(train, 8);
+  EXPECT_EQ(val, 2);
+}
+
+TEST(TrainDsTrain, TheLossGoesDown) {
+  const fs::path work_dir = test::scratch_dir("descent");
+  const auto result =
+      test::run_app("train_ds", train_args(work_dir, "runner.max_epochs=6 --no-validate"));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  std::map<int, std::vector<double>> losses_by_epoch;
+  for (const auto& record : json_log_records(work_dir)) {
+    if (record["mode"] == "train")
+      losses_by_epoch[record["epoch"].get<int>()].push_back(record["loss"].get<double>());
+  }
+  ASSERT_EQ(losses_by_epoch.size(), 6u);
+  const auto mean = [](const std::vector<double>& values) {
+    double sum = 0.0;
+    for (double value : values) sum += value;
+    return sum / static_cast<double>(values.size());
+  };
+  EXPECT_LT(mean(losses_by_epoch.rbegin()->second), 0.8 * mean(losses_by_epoch.begin()->second));
+}
+
+TEST(TrainDsTrain, ResumeFromAMidEpochCheckpointContinuesTheExactTrajectory) {
+  const fs::path full = test::scratch_dir("full");
+  const auto first = test::run_app(
+      "train_ds", train_args(full, "checkpoint_config.iter_interval=1 --no-validate"));
+  ASSERT_EQ(first.exit_status, 0) << first.output;
+  ASSERT_TRUE(fs::exists(full / "iter_6.pth"));
+
+  const fs::path resumed = test::scratch_dir("resumed");
+  const auto second = test::run_app(
+      "train_ds",
+      train_args(resumed, "--no-validate --resume-from '" + (full / "iter_6.pth").string() + "'"));
+  ASSERT_EQ(second.exit_status, 0) << second.output;
+
+  const NamedTensors expected = weights(full / "epoch_2.pth");
+  const NamedTensors actual = weights(resumed / "epoch_2.pth");
+  ASSERT_EQ(expected.size(), actual.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(expected[i].first, actual[i].first);
+    EXPECT_TRUE(expected[i].second.equal(actual[i].second))
+        << expected[i].first << " differs after resume";
+  }
+}
+
+TEST(TrainDsTrain, ANonFiniteLossStopsWithTheIterationAndTheTerms) {
+  const fs::path work_dir = test::scratch_dir("nan");
+  const auto result = test::run_app(
+      "train_ds", train_args(work_dir, "model.lc_head.loss_cls.loss_weight=.nan --no-validate"));
+  EXPECT_EQ(result.exit_status, 1) << result.output;
+  EXPECT_NE(result.output.find("non-finite loss nan at iter 1"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("lc_loss_cls nan"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace olv2
