@@ -77,8 +77,8 @@ TEST_F(ModelFeatures, StateDictKeysShapesAndOrderEqualTheOriginal) {
 TEST_F(ModelFeatures, GridBufferIsBuiltAsTheOriginal) {
   // A freshly built model computes the IPM grid itself; it must equal the saved buffer.
   BaselineImpl fresh(fixture_model_options(fixture_.losses));
-  const at::Tensor& saved = at_key(load_tensor_dict(fixture_.dir / "baseline_state_dict.pt"),
-                                   "img_view_transformer.bev_planes");
+  const auto state = load_tensor_dict(fixture_.dir / "baseline_state_dict.pt");
+  const at::Tensor saved = at_key(state, "img_view_transformer.bev_planes");
   EXPECT_TRUE(torch::equal(fresh.img_view_transformer()->bev_planes(), saved));
 }
 
