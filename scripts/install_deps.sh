@@ -15,7 +15,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libcli11-dev libopencv-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   libopenblas0-openmp
-  python3-torch python3-numpy
+  python3-torch python3-numpy python3-scipy
 )
 
 missing=()
