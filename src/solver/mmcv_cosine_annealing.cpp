@@ -8,8 +8,6 @@
 namespace olv2 {
 namespace {
 
-constexpr double kPi = 3.141592653589793;  // Python's math.pi
-
 void validate(const CosineAnnealingOptions& options) {
   if (options.min_lr.has_value() == options.min_lr_ratio.has_value()) {
     throw input_error(
@@ -53,7 +51,7 @@ MmcvCosineAnnealing::MmcvCosineAnnealing(const CosineAnnealingOptions& options,
 }
 
 double MmcvCosineAnnealing::annealing_cos(double start, double end, double factor) {
-  const double cos_out = std::cos(kPi * factor) + 1;
+  const double cos_out = std::cos(M_PI * factor) + 1;
   return end + 0.5 * 1 * (start - end) * cos_out;
 }
 

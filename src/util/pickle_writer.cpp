@@ -12,7 +12,7 @@ namespace olv2 {
 
 namespace {
 
-constexpr int kMaxDepth = 256;
+constexpr int kMaxWriteDepth = 256;
 
 class PickleWriter {
  public:
@@ -189,8 +189,8 @@ class PickleWriter {
   }
 
   void write(const PthValue& value, int depth) {
-    if (depth > kMaxDepth)
-      throw runtime_error("value nests deeper than " + std::to_string(kMaxDepth) +
+    if (depth > kMaxWriteDepth)
+      throw runtime_error("value nests deeper than " + std::to_string(kMaxWriteDepth) +
                           " levels (cyclic?)");
     switch (value.kind()) {
       case PthValue::Kind::kNone:

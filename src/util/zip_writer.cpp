@@ -8,7 +8,7 @@ namespace olv2 {
 namespace {
 
 constexpr uint64_t kAlignment = 64;
-constexpr uint64_t kMax32 = 0xFFFFFFFF;
+constexpr uint64_t kLargest32BitField = 0xFFFFFFFF;
 constexpr uint16_t kPaddingFieldId = 0x4246;  // "FB", the id torch uses for its alignment padding
 constexpr uint16_t kVersion = 20;             // 2.0: stored entries, no zip64
 constexpr uint16_t kDosDate = (1 << 5) | 1;   // 1980-01-01, a fixed date keeps files reproducible
@@ -37,7 +37,8 @@ void ZipWriter::add(const std::string& name, std::string_view data) {
   const uint64_t unpadded = offset_ + 30 + name.size();
   uint64_t padding = (kAlignment - unpadded % kAlignment) % kAlignment;
   if (padding != 0 && padding < 4) padding += kAlignment;  // the extra field needs a 4-byte header
-  if (offset_ + 30 + name.size() + padding + data.size() > kMax32 || name.size() > 0xFFFF) {
+  if (offset_ + 30 + name.size() + padding + data.size() > kLargest32BitField ||
+      name.size() > 0xFFFF) {
     throw runtime_error("zip writer: archive would exceed 4 GiB at entry " + name +
                         " (zip64 is not written)");
   }
@@ -90,7 +91,7 @@ void ZipWriter::finish() {
     put32(directory, entry.header_offset);
     directory += entry.name;
   }
-  if (directory_offset + directory.size() > kMax32 || written_.size() >= 0xFFFF) {
+  if (directory_offset + directory.size() > kLargest32BitField || written_.size() >= 0xFFFF) {
     throw runtime_error("zip writer: archive exceeds the limits of a zip without zip64");
   }
   const uint64_t directory_size = directory.size();

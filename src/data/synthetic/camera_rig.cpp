@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "olv2/data/synthetic/decimal_rounding.h"
+
 namespace olv2::synthetic {
 
 namespace {
@@ -30,13 +32,6 @@ const NominalCamera kNominalRing[] = {
 constexpr int kPortraitWidth = 1550;   // real front image: 1550 wide x 2048 high
 constexpr int kLandscapeWidth = 2048;  // real other images: 2048 wide x 1550 high
 constexpr double kDegree = M_PI / 180.0;
-
-// Rounds to `decimals` places; dividing by an exact power of ten gives the double nearest
-// the decimal, so the JSON shows it in as few digits as the real files.
-double round_to(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
 
 // Camera->ego rotation whose columns are the camera's x (right), y (down) and z
 // (forward) axes in ego coordinates, for an optical axis at `yaw` (left

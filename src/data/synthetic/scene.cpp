@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include "olv2/data/synthetic/decimal_rounding.h"
+
 namespace olv2::synthetic {
 
 namespace {
@@ -18,13 +20,6 @@ constexpr double kLightTall = 1.5;
 constexpr double kSignHeight = 2.8;
 constexpr double kSignSize = 1.2;
 constexpr double kMinBoxPixels = 2.0;
-
-// Rounds to `decimals` places; dividing by an exact power of ten gives the double nearest
-// the decimal, so the JSON shows it in as few digits as the real files.
-double round_to(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
 
 // Road coordinates: X along the road from the ego, Y left of the ego's lane
 // centre. The ego stands at (0, lateral_offset) looking `yaw` off the road

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "olv2/engine/log_buffer.h"
 #include "olv2/engine/python_format.h"
 

@@ -8,7 +8,7 @@
 namespace olv2 {
 namespace {
 
-constexpr int kNone = FrameMatch::kUnmatched;
+constexpr int kUnmatchedGt = FrameMatch::kUnmatched;
 const double kFalseEdgeScore = 0.5 + std::numeric_limits<float>::epsilon();
 
 TEST(VertexAveragePrecision, ScoreOfExactlyHalfIsNotAnEdge) {
@@ -44,7 +44,8 @@ TEST(ProjectTopology, UnmatchedEntriesBecomeMissedOrFalseEdges) {
                                        0, 0};
   const std::vector<float> predicted = {0.1f, 0.2f,  //
                                         0.3f, 0.4f};
-  const std::vector<double> s = project_topology(gt, 3, 2, predicted, 2, {1, kNone, 0}, {1, kNone});
+  const std::vector<double> s =
+      project_topology(gt, 3, 2, predicted, 2, {1, kUnmatchedGt, 0}, {1, kUnmatchedGt});
   const std::vector<double> expected = {0.4f, kFalseEdgeScore,  //
                                         0.0,  0.0,              //
                                         0.2f, kFalseEdgeScore};
@@ -53,8 +54,9 @@ TEST(ProjectTopology, UnmatchedEntriesBecomeMissedOrFalseEdges) {
 
 TEST(ProjectTopology, InvertsTheMatching) {
   FrameMatch match;
-  match.matched_gt = {kNone, 2, 0};
-  EXPECT_EQ(prediction_of_ground_truth(match, 4), (std::vector<int>{2, kNone, 1, kNone}));
+  match.matched_gt = {kUnmatchedGt, 2, 0};
+  EXPECT_EQ(prediction_of_ground_truth(match, 4),
+            (std::vector<int>{2, kUnmatchedGt, 1, kUnmatchedGt}));
 }
 
 // Straight 11-point lanes 3 m apart, as ground truth and predictions.

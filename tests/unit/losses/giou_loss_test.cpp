@@ -11,7 +11,7 @@
 namespace olv2 {
 namespace {
 
-constexpr double kEps = std::numeric_limits<float>::epsilon();
+constexpr double kFloatEpsilon = std::numeric_limits<float>::epsilon();
 
 TEST(GeneralizedBoxIou, EqualsHandComputedValues) {
   // Overlapping: inter 1, union 7, hull 9 -> 1/7 - 2/9. Disjoint: union 2, hull 3 -> -1/3.
@@ -40,7 +40,7 @@ TEST(GiouLoss, AveragesOneMinusGiouOverAvgFactor) {
   const auto pred = torch::tensor({{0.0, 0.0, 2.0, 2.0}, {0.0, 0.0, 1.0, 1.0}});
   const auto target = torch::tensor({{1.0, 1.0, 3.0, 3.0}, {2.0, 0.0, 3.0, 1.0}});
   const auto weight = torch::ones({2, 4});
-  const double expected = ((1 - (1.0 / 7 - 2.0 / 9)) + (1 + 1.0 / 3)) / (2 + kEps);
+  const double expected = ((1 - (1.0 / 7 - 2.0 / 9)) + (1 + 1.0 / 3)) / (2 + kFloatEpsilon);
   EXPECT_NEAR(giou_loss(pred, target, weight, 2.0, 1.0).item<double>(), expected, 1e-6);
 }
 
@@ -63,7 +63,8 @@ TEST(L1Loss, SumsEveryDimensionOverAvgFactor) {
   const auto pred = torch::tensor({{0.1, 0.5}, {0.9, 0.2}});
   const auto target = torch::tensor({{0.0, 1.0}, {0.0, 0.0}});
   const auto weight = torch::tensor({{1.0, 1.0}, {0.0, 0.0}});
-  EXPECT_NEAR(l1_loss(pred, target, weight, 1.0, 2.5).item<double>(), 2.5 * 0.6 / (1 + kEps), 1e-6);
+  EXPECT_NEAR(l1_loss(pred, target, weight, 1.0, 2.5).item<double>(),
+              2.5 * 0.6 / (1 + kFloatEpsilon), 1e-6);
 }
 
 }  // namespace
