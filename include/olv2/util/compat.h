@@ -2,6 +2,7 @@
 // Every difference between Debian's LibTorch 1.13 and the LibTorch 2.x inside PyTorch lives here.
 #include <ATen/autocast_mode.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/layer_norm.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 #include <c10/util/string_utils.h>
@@ -55,6 +56,17 @@ inline void set_autocast_dtype(c10::DeviceType device, c10::ScalarType dtype) {
     at::autocast::set_autocast_cpu_dtype(dtype);
   }
 #endif
+}
+
+// LayerNorm under autocast. 1.13's CPU LayerNorm rejects a bf16 input with fp32 weights
+// ("expected scalar type BFloat16 but found Float"), where CUDA autocast runs it in fp32: a
+// lower-precision input is normalised in the weights' dtype on every version, so both devices
+// give an fp32 result.
+inline at::Tensor layer_norm(const at::Tensor& input, const at::Tensor& weight,
+                             const at::Tensor& bias, double eps) {
+  const c10::ScalarType dtype = weight.defined() ? weight.scalar_type() : c10::ScalarType::Float;
+  const at::Tensor x = input.scalar_type() == dtype ? input : input.to(dtype);
+  return at::layer_norm(x, {input.size(-1)}, weight, bias, eps);
 }
 
 // The key of a parameter in torch::optim::Optimizer::state(): the TensorImpl address as a string

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "olv2/util/compat.h"
+
 namespace olv2 {
 namespace {
 
@@ -32,7 +34,9 @@ at::Tensor DetrTransformerEncoderImpl::forward(at::Tensor query, const at::Tenso
     query = layer->as<TransformerLayer>()->forward(query, {}, {}, query_pos, query_pos,
                                                    key_padding_mask, {});
   }
-  return post_norm_ ? post_norm_(query) : query;
+  return post_norm_ ? compat::layer_norm(query, post_norm_->weight, post_norm_->bias,
+                                         post_norm_->options.eps())
+                    : query;
 }
 
 DetrTransformerDecoderImpl::DetrTransformerDecoderImpl(const TransformerLayerOptions& layer,
@@ -49,7 +53,8 @@ at::Tensor DetrTransformerDecoderImpl::forward(at::Tensor query, const at::Tenso
   for (auto& layer : *layers_) {
     query = layer->as<TransformerLayer>()->forward(query, memory, memory, query_pos, key_pos, {},
                                                    key_padding_mask);
-    intermediate.push_back(post_norm_(query));
+    intermediate.push_back(
+        compat::layer_norm(query, post_norm_->weight, post_norm_->bias, post_norm_->options.eps()));
   }
   return torch::stack(intermediate);
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -70,7 +71,8 @@ at::Tensor TransformerLayerImpl::forward(at::Tensor query, const at::Tensor& key
           query, key, value, pre_norm_ ? identity : none, query_pos, key_pos, key_padding_mask);
       identity = query;
     } else if (operation == "norm") {
-      query = norms_[norm_index++]->as<torch::nn::LayerNorm>()->forward(query);
+      const auto* norm = norms_[norm_index++]->as<torch::nn::LayerNorm>();
+      query = compat::layer_norm(query, norm->weight, norm->bias, norm->options.eps());
     } else {
       query = ffns_[ffn_index++]->as<Ffn>()->forward(query, pre_norm_ ? identity : none);
     }
