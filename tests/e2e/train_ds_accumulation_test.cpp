@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/test_paths.h"
@@ -53,17 +54,8 @@ void write_collection(const fs::path& file, const std::vector<FrameRef>& frames)
 }
 
 Json first_train_record(const fs::path& work_dir) {
-  for (const auto& entry : fs::directory_iterator(work_dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 9 && name.substr(name.size() - 9) == ".log.json") {
-      std::ifstream in(entry.path());
-      for (std::string line; std::getline(in, line);) {
-        Json record = Json::parse(line);
-        if (record["mode"] == "train") return record;
-      }
-    }
-  }
-  return Json();
+  const std::vector<Json> records = test::json_log_records(work_dir, "train");
+  return records.empty() ? Json() : records.front();
 }
 
 // One optimizer step over the two frames of `collection` with the given batch shape.

@@ -1,12 +1,12 @@
 // Trains the tiny config on a few synthetic frames with the built binaries, as a user would.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
+#include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/test_paths.h"
@@ -29,19 +29,6 @@ std::string train_args(const fs::path& work_dir, const std::string& extra = "") 
          extra;
 }
 
-std::vector<nlohmann::json> json_log_records(const fs::path& work_dir) {
-  std::vector<nlohmann::json> records;
-  for (const auto& entry : fs::directory_iterator(work_dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 9 && name.substr(name.size() - 9) == ".log.json") {
-      std::ifstream in(entry.path());
-      for (std::string line; std::getline(in, line);)
-        records.push_back(nlohmann::json::parse(line));
-    }
-  }
-  return records;
-}
-
 NamedTensors weights(const fs::path& checkpoint) {
   return tensors_of(read_pth(checkpoint).at("state_dict"));
 }
@@ -57,7 +44,7 @@ TEST(TrainDsTrain, TrainsValidatesAndWritesItsArtifacts) {
                            "results_epoch_2.json", "tiny.yaml"}) {
     EXPECT_TRUE(fs::exists(work_dir / file)) << file;
   }
-  const auto records = json_log_records(work_dir);
+  const auto records = test::json_log_records(work_dir);
   int train = 0;
   int val = 0;
   for (const auto& record : records) {
@@ -80,7 +67,7 @@ TEST(TrainDsTrain, TheLossGoesDown) {
       test::run_app("train_ds", train_args(work_dir, "runner.max_epochs=6 --no-validate"));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   std::map<int, std::vector<double>> losses_by_epoch;
-  for (const auto& record : json_log_records(work_dir)) {
+  for (const auto& record : test::json_log_records(work_dir)) {
     if (record["mode"] == "train")
       losses_by_epoch[record["epoch"].get<int>()].push_back(record["loss"].get<double>());
   }
