@@ -164,10 +164,12 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
   if (json.scheduler) {
     settings.cosine.reset();
     settings.deepspeed_schedule = *json.scheduler;
+    const bool one_lr_for_all_groups = json.scheduler->type != "WarmupCosineLR";
     record(settings, "lr schedule",
            "DeepSpeed " + json.scheduler->type +
-               " (other param groups keep lr_mult; DeepSpeed would give all "
-               "the same lr)",
+               (one_lr_for_all_groups
+                    ? " (other param groups keep lr_mult; DeepSpeed would give all the same lr)"
+                    : " (each param group scaled from its own lr, as DeepSpeed does)"),
            from + "scheduler");
   }
   if (json.gradient_clipping) {

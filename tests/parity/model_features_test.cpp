@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "model_fixture.h"
+#include "olv2/util/autocast_guard.h"
 #include "olv2/util/state_dict.h"
 #include "support/test_paths.h"
 
@@ -90,6 +91,28 @@ TEST_F(ModelFeatures, TestPassMatchesTheOriginal) {
 TEST_F(ModelFeatures, TrainPassMatchesTheOriginal) {
   model_->train();
   check_features("train.", /*full_bev=*/false);
+}
+
+TEST_F(ModelFeatures, IpmUnderBf16AutocastProjectsInFp32) {
+  // Only the output convolutions may run in bf16: the projection stays fp32, so every BEV cell
+  // samples the same pixels as without autocast.
+  torch::NoGradGuard no_grad;
+  model_->eval();
+  const at::Tensor& img = batch_.images;
+  const at::Tensor features = model_->img_neck()->forward(
+      model_->img_backbone()->forward(img.view({-1, img.size(2), img.size(3), img.size(4)})));
+  const auto& shape = batch_.metas[0].img_shape[0];
+  const at::Tensor lidar2img = batch_.lidar2img.to(torch::kFloat);
+  const at::Tensor fp32 =
+      model_->img_view_transformer()->forward(features, lidar2img, {shape[0], shape[1]});
+  at::Tensor bf16;
+  {
+    const AutocastGuard autocast(c10::kCPU, AutocastState{true, c10::ScalarType::BFloat16});
+    bf16 = model_->img_view_transformer()->forward(features, lidar2img, {shape[0], shape[1]});
+  }
+  ASSERT_TRUE(torch::isfinite(bf16).all().item<bool>());
+  const double scale = fp32.abs().max().item<double>();
+  EXPECT_LT((bf16.to(torch::kFloat) - fp32).abs().max().item<double>(), 0.05 * scale);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -73,29 +74,35 @@ at::Tensor CustomIpmViewTransformerImpl::forward(const at::Tensor& cam_feat,
   const int64_t levels = bev_planes_.size(0), ny = bev_planes_.size(1), nx = bev_planes_.size(2);
   const int64_t num_points = levels * ny * nx;
 
-  // Projection of every plane point into every camera, with the original's
-  // batched 4x4 products.
   const at::Tensor grid = bev_planes_.unsqueeze(0).repeat({batch, 1, 1, 1, 1}).flatten(1, 3);
-  const at::Tensor points = torch::cat({grid, torch::ones_like(grid.narrow(-1, 0, 1))}, -1)
-                                .view({batch, 1, num_points, 4})
-                                .repeat({1, num_cam, 1, 1})
-                                .unsqueeze(-1);
-  const at::Tensor matrices =
-      ego2cam.to(grid.dtype()).view({batch, num_cam, 1, 4, 4}).repeat({1, 1, num_points, 1, 1});
-  const at::Tensor cam_points = torch::matmul(matrices, points).squeeze(-1);
+  at::Tensor mask;
+  at::Tensor sample_grid;
+  {
+    // Projection of every plane point into every camera, with the original's batched 4x4
+    // products, in fp32 under autocast: in bf16 or fp16 the products lose whole pixels and
+    // near-zero depths turn into NaN.
+    const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
+    const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+    const at::Tensor points = torch::cat({grid, torch::ones_like(grid.narrow(-1, 0, 1))}, -1)
+                                  .view({batch, 1, num_points, 4})
+                                  .repeat({1, num_cam, 1, 1})
+                                  .unsqueeze(-1);
+    const at::Tensor matrices =
+        ego2cam.to(grid.dtype()).view({batch, num_cam, 1, 4, 4}).repeat({1, 1, num_points, 1, 1});
+    const at::Tensor cam_points = torch::matmul(matrices, points).squeeze(-1);
 
-  constexpr double kEps = 1e-9;
-  const at::Tensor depth = cam_points.narrow(-1, 2, 1);
-  at::Tensor mask = depth > kEps;
-  // The original adds eps after the division (operator precedence), and
-  // normalises by the un-padded image size although the features cover the
-  // padded one.
-  at::Tensor pixels = cam_points.narrow(-1, 0, 2) / depth + kEps;
-  const at::Tensor u = (pixels.select(-1, 0) / static_cast<double>(img_hw.second) - 0.5) * 2;
-  const at::Tensor v = (pixels.select(-1, 1) / static_cast<double>(img_hw.first) - 0.5) * 2;
-  mask = mask.squeeze(-1) & (u > -1.0) & (u < 1.0) & (v > -1.0) & (v < 1.0);
-  const at::Tensor sample_grid =
-      torch::stack({u, v}, -1).view({batch * num_cam, levels * ny, nx, 2});
+    constexpr double kEps = 1e-9;
+    const at::Tensor depth = cam_points.narrow(-1, 2, 1);
+    mask = depth > kEps;
+    // The original adds eps after the division (operator precedence), and
+    // normalises by the un-padded image size although the features cover the
+    // padded one.
+    at::Tensor pixels = cam_points.narrow(-1, 0, 2) / depth + kEps;
+    const at::Tensor u = (pixels.select(-1, 0) / static_cast<double>(img_hw.second) - 0.5) * 2;
+    const at::Tensor v = (pixels.select(-1, 1) / static_cast<double>(img_hw.first) - 0.5) * 2;
+    mask = mask.squeeze(-1) & (u > -1.0) & (u < 1.0) & (v > -1.0) & (v < 1.0);
+    sample_grid = torch::stack({u, v}, -1).view({batch * num_cam, levels * ny, nx, 2});
+  }
 
   namespace F = torch::nn::functional;
   const at::Tensor sampled = F::grid_sample(cam_feat, sample_grid,

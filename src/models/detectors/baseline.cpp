@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "olv2/util/activation_checkpoint.h"
+#include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -123,7 +124,16 @@ BaselineOutputs BaselineImpl::simple_forward(const Batch& batch) {
 BaselineTrainOutputs BaselineImpl::forward_train_detailed(const Batch& batch) {
   if (!batch.has_gt())
     throw runtime_error("Baseline::forward_train: the batch has no ground truth");
-  const BaselineOutputs out = simple_forward(batch);
+  BaselineOutputs out = simple_forward(batch);
+  // Matching costs and losses in fp32 whatever autocast produced the outputs in.
+  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
+  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  for (DetrHeadOutputs* head : {&out.lc, &out.te}) {
+    head->cls_scores = head->cls_scores.to(at::kFloat);
+    head->reg_preds = head->reg_preds.to(at::kFloat);
+  }
+  out.lclc = out.lclc.to(at::kFloat);
+  out.lcte = out.lcte.to(at::kFloat);
   BaselineTrainOutputs result;
   DetrHeadLosses lc =
       lc_head_->loss(out.lc, batch.gt_lc, batch.gt_lc_labels, out.lc_geometry, reduce_mean_);

@@ -1,0 +1,196 @@
+// Time and peak memory of one training step (forward, losses, backward) of a config's model on
+// synthetic frames, by precision (fp32, bf16 autocast) and activation checkpointing (off;
+// ResNet `with_cp` plus `model.checkpoint: [extract_feat, img_view_transformer]`).
+// Each case runs in its own process, so its peak RSS is its own. Prints a table and a JSON line.
+#include <ATen/Parallel.h>
+#include <sys/resource.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olv2/config/config_loader.h"
+#include "olv2/data/data_loader.h"
+#include "olv2/data/dataset.h"
+#include "olv2/data/synthetic/synthetic_dataset.h"
+#include "olv2/models/build.h"
+#include "olv2/util/autocast_guard.h"
+#include "olv2/util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  std::string precision;  // fp32 or bf16
+  bool checkpointing = false;
+};
+
+const std::array<std::string, 2> kPrecisions = {"fp32", "bf16"};
+
+double resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
+double peak_resident_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+olv2::Batch first_batch(const olv2::ConfigNode& config, const fs::path& root, int64_t samples) {
+  static std::unique_ptr<olv2::OpenLaneV2Dataset> dataset;
+  dataset = std::make_unique<olv2::OpenLaneV2Dataset>(
+      olv2::FrameIndex(root, root / "data_dict_synthetic.json", "train"),
+      olv2::build_pipeline(config.at("data").at("train").at("pipeline")), olv2::DatasetOptions{});
+  olv2::SamplerOptions sampler_options;
+  sampler_options.dataset_size = static_cast<int64_t>(dataset->size());
+  olv2::DataLoaderOptions options;
+  options.samples_per_gpu = samples;
+  options.workers_per_gpu = 0;
+  olv2::DataLoader loader(
+      *dataset, std::make_shared<olv2::DistributedGroupSampler>(sampler_options, samples), options);
+  loader.start_epoch(0);
+  auto batch = loader.next();
+  if (!batch) throw olv2::runtime_error("no batch from " + root.string());
+  return std::move(*batch);
+}
+
+// Runs one case in this process and prints its JSON.
+int run_case(const std::string& config_file, const fs::path& root, const Case& c, int64_t samples,
+             int steps) {
+  olv2::ConfigNode config = olv2::load_config_file(config_file);
+  std::vector<std::string> overrides = {"model.img_backbone.init_cfg=null"};
+  overrides.push_back(std::string("model.img_backbone.with_cp=") +
+                      (c.checkpointing ? "true" : "false"));
+  overrides.push_back(c.checkpointing ? "model.checkpoint=[extract_feat, img_view_transformer]"
+                                      : "model.checkpoint=[]");
+  olv2::apply_config_overrides(config, overrides);
+  const olv2::Batch batch = first_batch(config, root, samples);
+  auto model = olv2::build_detector(config.at("model"));
+  model->train();
+  const double before_mib = resident_mib();
+  std::optional<std::chrono::steady_clock::time_point> start;
+  for (int step = 0; step <= steps; ++step) {
+    if (step == 1) start = std::chrono::steady_clock::now();  // step 0 warms up
+    olv2::LossMap losses;
+    {
+      std::optional<olv2::AutocastGuard> autocast;
+      if (c.precision != "fp32") autocast.emplace(c10::kCPU, olv2::AutocastState{true});
+      losses = model->forward_train(batch);
+    }
+    olv2::total_loss(losses).backward();
+    for (at::Tensor& p : model->parameters()) {
+      if (p.grad().defined()) p.mutable_grad().zero_();
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count() / steps;
+  std::printf("%s\n", nlohmann::json{{"precision", c.precision},
+                                     {"checkpointing", c.checkpointing},
+                                     {"step_s", seconds},
+                                     {"rss_before_mib", before_mib},
+                                     {"peak_rss_mib", peak_resident_mib()}}
+                          .dump()
+                          .c_str());
+  return 0;
+}
+
+nlohmann::json run_child(const std::string& self_args, const Case& c) {
+  const std::string command = "/proc/" + std::to_string(getpid()) + "/exe " + self_args +
+                              " --case " + c.precision + " " +
+                              (c.checkpointing ? "--checkpointing" : "");
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw olv2::runtime_error("cannot run " + command);
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
+  const int status = pclose(pipe);
+  const auto line_start = output.rfind('{');
+  if (status != 0 || line_start == std::string::npos) {
+    throw olv2::runtime_error("case " + c.precision + " failed: " + output);
+  }
+  return nlohmann::json::parse(output.substr(line_start));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Training-step time and peak RSS by precision and activation checkpointing"};
+  std::string config_file = "configs/demo.yaml";
+  std::string data_root;
+  double image_scale = 0.125;
+  int64_t samples = 2;
+  int steps = 3;
+  int threads = 2;
+  std::string only_case;
+  bool checkpointing = false;
+  app.add_option("--config", config_file, "Config whose model is trained")->capture_default_str();
+  app.add_option("--data-root", data_root, "Dataset (default: generate 4 synthetic frames)");
+  app.add_option("--image-scale", image_scale, "Scale of generated frames")->capture_default_str();
+  app.add_option("--samples", samples, "Samples per step")->capture_default_str();
+  app.add_option("--steps", steps, "Timed steps per case (after one warm-up)")
+      ->capture_default_str();
+  app.add_option("--threads", threads, "Intra-op threads")->capture_default_str();
+  app.add_option("--case", only_case, "Run one precision case in this process (internal)");
+  app.add_flag("--checkpointing", checkpointing, "With --case: activation checkpointing on");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    at::set_num_threads(threads);
+    fs::path root = data_root;
+    if (!only_case.empty())
+      return run_case(config_file, root, {only_case, checkpointing}, samples, steps);
+    if (root.empty()) {
+      root = fs::temp_directory_path() / ("olv2_bench_train_step_" + std::to_string(getpid()));
+      fs::remove_all(root);
+      olv2::synthetic::SyntheticDataOptions options;
+      options.out = root;
+      options.frames = 4;
+      options.val_frames = 0;
+      options.image_scale = image_scale;
+      olv2::synthetic::make_synthetic_data(options);
+    }
+    const std::string self_args = "--config '" + config_file + "' --data-root '" + root.string() +
+                                  "' --samples " + std::to_string(samples) + " --steps " +
+                                  std::to_string(steps) + " --threads " + std::to_string(threads);
+    std::printf("%s, %lld samples per step, %d threads, %d timed steps per case\n",
+                config_file.c_str(), static_cast<long long>(samples), threads, steps);
+    std::printf("%-10s %-14s %10s %16s %14s\n", "precision", "checkpointing", "step s",
+                "RSS before MiB", "peak RSS MiB");
+    nlohmann::json all = nlohmann::json::array();
+    for (bool with_checkpointing : {false, true}) {
+      for (const std::string& precision : kPrecisions) {
+        const nlohmann::json result = run_child(self_args, {precision, with_checkpointing});
+        std::printf("%-10s %-14s %10.3f %16.0f %14.0f\n", precision.c_str(),
+                    with_checkpointing ? "on" : "off", result["step_s"].get<double>(),
+                    result["rss_before_mib"].get<double>(), result["peak_rss_mib"].get<double>());
+        std::fflush(stdout);
+        all.push_back(result);
+      }
+    }
+    if (data_root.empty()) fs::remove_all(root);
+    std::printf("%s\n", nlohmann::json{{"bench", "train_step"},
+                                       {"config", config_file},
+                                       {"samples", samples},
+                                       {"threads", threads},
+                                       {"cases", all}}
+                            .dump()
+                            .c_str());
+    return 0;
+  } catch (const olv2::Error& error) {
+    std::fprintf(stderr, "bench_train_step: error: %s\n", error.what());
+    return static_cast<int>(error.status());
+  }
+}
