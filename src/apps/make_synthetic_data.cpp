@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   app.add_option("--frames", options.frames, "Frames in all")->capture_default_str();
   app.add_option("--val-frames", options.val_frames, "Frames of them in the val split")
       ->capture_default_str();
+  app.add_option("--frames-per-segment", options.frames_per_segment,
+                 "Consecutive frames of one road layout (a segment)")
+      ->capture_default_str();
   app.add_option("--seed", options.seed, "Random seed")->capture_default_str();
   app.add_option("--image-scale", options.image_scale,
                  "Image size relative to the real cameras (front 1550x2048, "

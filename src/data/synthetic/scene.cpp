@@ -15,10 +15,10 @@ constexpr double kLaneStartBehind = -45.0;  // centerlines start this far behind
 constexpr double kLaneEndAhead = 50.0;      // and end at most this far ahead
 constexpr double kSuccessorLength = 35.0;
 constexpr double kLightHeight = 5.0;
-constexpr double kLightWidth = 0.6;
-constexpr double kLightTall = 1.5;
+constexpr double kLightWidth = 1.2;
+constexpr double kLightTall = 3.0;
 constexpr double kSignHeight = 2.8;
-constexpr double kSignSize = 1.2;
+constexpr double kSignSize = 2.4;
 constexpr double kMinBoxPixels = 2.0;
 
 // Road coordinates: X along the road from the ego, Y left of the ego's lane
@@ -108,9 +108,9 @@ SegmentLayout draw_segment_layout(SceneRng& rng) {
   layout.num_lanes = static_cast<int>(rng.integer(2, 4));
   layout.lane_width = rng.uniform(3.2, 3.8);
   layout.ego_lane = static_cast<int>(rng.integer(0, layout.num_lanes - 1));
-  layout.stop_line_start = rng.uniform(30.0, 45.0);
+  layout.stop_line_start = rng.uniform(32.0, 38.0);
   layout.speed = rng.uniform(3.0, 6.0);
-  layout.curvature = rng.uniform(-0.004, 0.004);
+  layout.curvature = rng.uniform(-0.002, 0.002);
   layout.slope = rng.uniform(-0.01, 0.01);
   layout.light_attribute = static_cast<int>(rng.integer(kRed, kYellow));
   const int signs[] = {0, kGoStraight, kTurnLeft, kTurnRight};
@@ -126,7 +126,7 @@ SyntheticScene make_scene(const SegmentLayout& layout, int frame_in_segment,
   const double stop_x = layout.stop_line_start - travelled;
   RoadToEgo road;
   road.lateral_offset = rng.uniform(-0.4, 0.4);
-  road.yaw = rng.uniform(-3.0, 3.0) * M_PI / 180.0;
+  road.yaw = rng.uniform(-1.0, 1.0) * M_PI / 180.0;
   road.curvature = layout.curvature;
   road.slope = layout.slope;
 

@@ -6,12 +6,12 @@ namespace olv2::synthetic {
 
 struct SyntheticDataOptions {
   std::filesystem::path out;  // becomes the data_root of a config
-  int64_t frames = 48;        // in all
-  int64_t val_frames = 8;     // of `frames`, in the val split
+  int64_t frames = 96;        // in all
+  int64_t val_frames = 16;    // of `frames`, in the val split
   uint64_t seed = 0;
   double image_scale = 0.125;  // image size relative to the real Argoverse 2 cameras
   bool write_images = true;    // false: annotations only
-  int64_t frames_per_segment = 8;
+  int64_t frames_per_segment = 2;
 };
 
 struct SyntheticDataSummary {
