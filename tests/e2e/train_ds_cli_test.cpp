@@ -76,6 +76,25 @@ TEST(TrainDsCli, MissingConfigAndBadFlagsExitTwo) {
   EXPECT_EQ(run_app("train_ds", config("baseline.yaml") + " --launcher slurm").exit_status, 2);
 }
 
+TEST(TrainDsCli, UseDsWithoutAJsonOrWithABadOneExitsTwo) {
+  const std::filesystem::path dir = test::scratch_dir("use_ds");
+  const std::string work_dir = " --work-dir '" + (dir / "work").string() + "'";
+  const auto no_json = run_app("train_ds", config("demo.yaml") + work_dir + " --use-ds");
+  EXPECT_EQ(no_json.exit_status, 2) << no_json.output;
+  EXPECT_NE(no_json.output.find("--use-ds needs a DeepSpeed JSON"), std::string::npos)
+      << no_json.output;
+
+  const std::filesystem::path json = test::write_text(
+      dir, "ds.json", R"({"train_micro_batch_size_per_gpu": 2, "fp16": {"enabeld": true}})");
+  const auto bad_key =
+      run_app("train_ds", config("demo.yaml") + work_dir + " --use-ds --deepspeed-config '" +
+                              json.string() + "'");
+  EXPECT_EQ(bad_key.exit_status, 2) << bad_key.output;
+  EXPECT_NE(bad_key.output.find("key `fp16.enabeld`: unknown key"), std::string::npos)
+      << bad_key.output;
+  EXPECT_NE(bad_key.output.find(json.string()), std::string::npos) << bad_key.output;
+}
+
 TEST(TrainDsCli, VersionAndHelp) {
   const auto version = run_app("train_ds", "--version");
   EXPECT_EQ(version.exit_status, 0);
