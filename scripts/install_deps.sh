@@ -14,6 +14,7 @@ packages=(
   libtorch-dev libgloo-dev
   libyaml-cpp-dev libspdlog-dev libcli11-dev libopencv-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
+  protobuf-compiler libprotobuf-dev
   libopenblas0-openmp
   python3-torch python3-numpy python3-scipy
 )

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "olv2/engine/tensorboard_writer.h"
 #include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
@@ -51,8 +53,10 @@ TEST(MixedPrecision, Bf16AutocastTrainsAndValidatesWithFiniteLosses) {
 
 TEST(MixedPrecision, UseFp16OnTheCpuRunsBf16WithTheDynamicLossScaler) {
   const fs::path work_dir = test::scratch_dir("fp16");
-  const auto result =
-      test::run_app("train_ds", mixed_precision_args(work_dir, "--use-fp16 --no-validate"));
+  const auto result = test::run_app(
+      "train_ds",
+      mixed_precision_args(work_dir, "--use-fp16 --no-validate") +
+          " 'log_config.hooks=[{type: TextLoggerHook}, {type: TensorboardLoggerHook}]'");
   ASSERT_EQ(result.exit_status, 0) << result.output;
   EXPECT_NE(result.output.find("bf16 (fp16 is CUDA-only) autocast with the dynamic loss scaler"),
             std::string::npos)
@@ -62,6 +66,17 @@ TEST(MixedPrecision, UseFp16OnTheCpuRunsBf16WithTheDynamicLossScaler) {
     EXPECT_EQ(record.at("loss_scale").get<double>(), 65536.0) << record.dump();
     EXPECT_EQ(record.at("skipped_steps").get<int>(), 0) << record.dump();
   }
+  // The same values in the TensorBoard event file, the scale included.
+  const auto tf_logs = fs::directory_iterator(work_dir / "tf_logs");
+  ASSERT_NE(tf_logs, fs::directory_iterator());
+  std::map<std::string, std::vector<float>> scalars;
+  for (const ScalarEvent& event : read_event_file(tf_logs->path())) {
+    for (const auto& [tag, value] : event.scalars) scalars[tag].push_back(value);
+  }
+  EXPECT_EQ(scalars["train/loss"].size(), 4u);
+  EXPECT_EQ(scalars["train/lr"].size(), 4u);
+  ASSERT_EQ(scalars["train/loss_scale"].size(), 4u);
+  EXPECT_EQ(scalars["train/loss_scale"].front(), 65536.0f);
 }
 
 TEST(MixedPrecision, TheOriginalDeepSpeedJsonSetsBatchOptimizerScheduleAndFp16) {

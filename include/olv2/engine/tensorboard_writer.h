@@ -9,13 +9,9 @@
 
 namespace olv2 {
 
-// The part of TensorFlow's `Event` protobuf that scalar logs use, with TensorFlow's field
-// numbers (tensorflow/core/util/event.proto, summary.proto):
-//   Event   { double wall_time = 1; int64 step = 2; string file_version = 3;
-//             Summary summary = 5; }
-//   Summary { repeated Value value = 1; }
-//   Value   { string tag = 1; float simple_value = 2; }
-// Encoded and decoded by hand: these few fields need no protobuf library.
+// One TensorBoard `Event` as scalar logs use it: a version event or a summary of scalars. On
+// disk it is the protobuf message of third_party/tensorboard/event.proto (TensorFlow's field
+// numbers).
 struct ScalarEvent {
   double wall_time = 0.0;
   int64_t step = 0;

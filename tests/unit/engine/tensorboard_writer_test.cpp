@@ -42,6 +42,10 @@ TEST(EventProto, EncodesTensorFlowFieldNumbers) {
   EXPECT_EQ(decoded.scalars[0].second, 2.0f);
 }
 
+TEST(EventProto, MalformedBytesAreAnError) {
+  EXPECT_THROW(decode_event(std::string("\x2a\x7f\x0a", 3)), Error);  // summary cut short
+}
+
 TEST(TensorboardWriter, ScalarsReadBackWithVersionFirst) {
   const std::filesystem::path dir = test::scratch_dir("tensorboard_writer") / "tf_logs";
   std::filesystem::path file;
