@@ -114,7 +114,9 @@ TEST_F(ModelLosses, CheckpointedStagesGiveTheSameGradients) {
     const at::Tensor& a = item.value().grad();
     const at::Tensor& b = ours[item.key()].grad();
     ASSERT_EQ(a.defined(), b.defined()) << item.key();
-    if (a.defined()) EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-7)) << item.key();
+    if (a.defined()) {
+      EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-7)) << item.key();
+    }
   }
 }
 
