@@ -1,6 +1,7 @@
 // Time and peak memory of one training step (forward, losses, backward) of a config's model on
-// synthetic frames, by precision (fp32, bf16 autocast) and activation checkpointing (off;
-// ResNet `with_cp` plus `model.checkpoint: [extract_feat, img_view_transformer]`).
+// synthetic frames, by precision (fp32, bf16 autocast) and activation checkpointing: off;
+// ResNet `with_cp` (each residual block recomputed); `with_cp` plus
+// `model.checkpoint: [extract_feat, img_view_transformer]`.
 // Each case runs in its own process, so its peak RSS is its own. Prints a table and a JSON line.
 #include <ATen/Parallel.h>
 #include <sys/resource.h>
@@ -31,11 +32,12 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Case {
-  std::string precision;  // fp32 or bf16
-  bool checkpointing = false;
+  std::string precision;      // fp32 or bf16
+  std::string checkpointing;  // one of kCheckpointings
 };
 
 const std::array<std::string, 2> kPrecisions = {"fp32", "bf16"};
+const std::array<std::string, 3> kCheckpointings = {"off", "with_cp", "with_cp+model"};
 
 double resident_mib() {
   std::ifstream statm("/proc/self/statm");
@@ -74,9 +76,10 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
   olv2::ConfigNode config = olv2::load_config_file(config_file);
   std::vector<std::string> overrides = {"model.img_backbone.init_cfg=null"};
   overrides.push_back(std::string("model.img_backbone.with_cp=") +
-                      (c.checkpointing ? "true" : "false"));
-  overrides.push_back(c.checkpointing ? "model.checkpoint=[extract_feat, img_view_transformer]"
-                                      : "model.checkpoint=[]");
+                      (c.checkpointing == "off" ? "false" : "true"));
+  overrides.push_back(c.checkpointing == "with_cp+model"
+                          ? "model.checkpoint=[extract_feat, img_view_transformer]"
+                          : "model.checkpoint=[]");
   olv2::apply_config_overrides(config, overrides);
   const olv2::Batch batch = first_batch(config, root, samples);
   auto model = olv2::build_detector(config.at("model"));
@@ -110,8 +113,7 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
 
 nlohmann::json run_child(const std::string& self_args, const Case& c) {
   const std::string command = "/proc/" + std::to_string(getpid()) + "/exe " + self_args +
-                              " --case " + c.precision + " " +
-                              (c.checkpointing ? "--checkpointing" : "");
+                              " --case " + c.precision + " " + "--checkpointing " + c.checkpointing;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) throw olv2::runtime_error("cannot run " + command);
   std::string output;
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
   int steps = 3;
   int threads = 2;
   std::string only_case;
-  bool checkpointing = false;
+  std::string checkpointing = "off";
   app.add_option("--config", config_file, "Config whose model is trained")->capture_default_str();
   app.add_option("--data-root", data_root, "Dataset (default: generate 4 synthetic frames)");
   app.add_option("--image-scale", image_scale, "Scale of generated frames")->capture_default_str();
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", threads, "Intra-op threads")->capture_default_str();
   app.add_option("--case", only_case, "Run one precision case in this process (internal)");
-  app.add_flag("--checkpointing", checkpointing, "With --case: activation checkpointing on");
+  app.add_option("--checkpointing", checkpointing, "With --case: off, with_cp or with_cp+model");
   CLI11_PARSE(app, argc, argv);
   try {
     at::set_num_threads(threads);
@@ -170,11 +172,11 @@ int main(int argc, char** argv) {
     std::printf("%-10s %-14s %10s %16s %14s\n", "precision", "checkpointing", "step s",
                 "RSS before MiB", "peak RSS MiB");
     nlohmann::json all = nlohmann::json::array();
-    for (bool with_checkpointing : {false, true}) {
+    for (const std::string& with_checkpointing : kCheckpointings) {
       for (const std::string& precision : kPrecisions) {
         const nlohmann::json result = run_child(self_args, {precision, with_checkpointing});
         std::printf("%-10s %-14s %10.3f %16.0f %14.0f\n", precision.c_str(),
-                    with_checkpointing ? "on" : "off", result["step_s"].get<double>(),
+                    with_checkpointing.c_str(), result["step_s"].get<double>(),
                     result["rss_before_mib"].get<double>(), result["peak_rss_mib"].get<double>());
         std::fflush(stdout);
         all.push_back(result);
