@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "olv2/util/app_main.h"
+
 namespace {
 
 struct Case {
@@ -62,31 +64,33 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "timed runs per case")->check(CLI::PositiveNumber);
   app.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
-  at::set_num_threads(threads);
+  return olv2::guarded_main("bench_attention", [&] {
+    at::set_num_threads(threads);
 
-  const int64_t heads = 4, head_dim = 16;  // embed_dims 64, num_heads 4
-  const std::vector<Case> cases = {{"lane_encoder_self_attn", 5000, 5000},
-                                   {"lane_decoder_cross_attn", 50, 5000},
-                                   {"te_encoder_self_attn_fixture", 80, 80}};
-  std::printf("%-30s %8s %8s %12s %12s %12s %12s\n", "case", "queries", "keys", "fwd_wall_s",
-              "fwd_cpu_s", "fwdbwd_wall_s", "fwdbwd_cpu_s");
-  std::string json = "{\"bench\":\"attention\",\"threads\":" + std::to_string(threads) +
-                     ",\"heads\":4,\"head_dim\":16,\"cases\":[";
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const Timing t = run_case(cases[i], heads, head_dim, repeats);
-    std::printf("%-30s %8lld %8lld %12.4f %12.4f %12.4f %12.4f\n", cases[i].name.c_str(),
-                static_cast<long long>(cases[i].queries), static_cast<long long>(cases[i].keys),
-                t.forward_wall_s, t.forward_cpu_s, t.backward_wall_s, t.backward_cpu_s);
-    char entry[512];
-    std::snprintf(entry, sizeof(entry),
-                  "%s{\"name\":\"%s\",\"queries\":%lld,\"keys\":%lld,\"forward_wall_s\":%.6f,"
-                  "\"forward_cpu_s\":%.6f,\"forward_backward_wall_s\":%.6f,"
-                  "\"forward_backward_cpu_s\":%.6f}",
-                  i ? "," : "", cases[i].name.c_str(), static_cast<long long>(cases[i].queries),
-                  static_cast<long long>(cases[i].keys), t.forward_wall_s, t.forward_cpu_s,
-                  t.backward_wall_s, t.backward_cpu_s);
-    json += entry;
-  }
-  std::printf("%s]}\n", json.c_str());
-  return 0;
+    const int64_t heads = 4, head_dim = 16;  // embed_dims 64, num_heads 4
+    const std::vector<Case> cases = {{"lane_encoder_self_attn", 5000, 5000},
+                                     {"lane_decoder_cross_attn", 50, 5000},
+                                     {"te_encoder_self_attn_fixture", 80, 80}};
+    std::printf("%-30s %8s %8s %12s %12s %12s %12s\n", "case", "queries", "keys", "fwd_wall_s",
+                "fwd_cpu_s", "fwdbwd_wall_s", "fwdbwd_cpu_s");
+    std::string json = "{\"bench\":\"attention\",\"threads\":" + std::to_string(threads) +
+                       ",\"heads\":4,\"head_dim\":16,\"cases\":[";
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Timing t = run_case(cases[i], heads, head_dim, repeats);
+      std::printf("%-30s %8lld %8lld %12.4f %12.4f %12.4f %12.4f\n", cases[i].name.c_str(),
+                  static_cast<long long>(cases[i].queries), static_cast<long long>(cases[i].keys),
+                  t.forward_wall_s, t.forward_cpu_s, t.backward_wall_s, t.backward_cpu_s);
+      char entry[512];
+      std::snprintf(entry, sizeof(entry),
+                    "%s{\"name\":\"%s\",\"queries\":%lld,\"keys\":%lld,\"forward_wall_s\":%.6f,"
+                    "\"forward_cpu_s\":%.6f,\"forward_backward_wall_s\":%.6f,"
+                    "\"forward_backward_cpu_s\":%.6f}",
+                    i ? "," : "", cases[i].name.c_str(), static_cast<long long>(cases[i].queries),
+                    static_cast<long long>(cases[i].keys), t.forward_wall_s, t.forward_cpu_s,
+                    t.backward_wall_s, t.backward_cpu_s);
+      json += entry;
+    }
+    std::printf("%s]}\n", json.c_str());
+    return 0;
+  });
 }

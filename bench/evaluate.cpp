@@ -16,6 +16,7 @@
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"
+#include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 
 namespace {
@@ -184,10 +185,5 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--seed", options.seed, "seed of data and predictions")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  try {
-    return run(options);
-  } catch (const olv2::Error& error) {
-    std::cerr << "bench_evaluate: error: " << error.what() << '\n';
-    return static_cast<int>(error.status());
-  }
+  return olv2::guarded_main("bench_evaluate", [&] { return run(options); });
 }

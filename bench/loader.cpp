@@ -14,6 +14,7 @@
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
+#include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 
 namespace fs = std::filesystem;
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "Passes over the frames per measurement")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  try {
+  return olv2::guarded_main("bench_loader", [&] {
     at::set_num_threads(1);
     fs::path root = data_root;
     if (root.empty()) {
@@ -162,8 +163,5 @@ int main(int argc, char** argv) {
         dataset.size(), repeats, decode.wall, rest.wall, pipeline.wall, pipeline.cpu, decode.cpu,
         one_worker.wall, two_workers.wall, one_worker.wall / two_workers.wall);
     return 0;
-  } catch (const olv2::Error& error) {
-    std::fprintf(stderr, "bench_loader: error: %s\n", error.what());
-    return static_cast<int>(error.status());
-  }
+  });
 }

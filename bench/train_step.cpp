@@ -24,6 +24,7 @@
 #include "olv2/data/dataset.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/models/build.h"
+#include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 
@@ -149,7 +150,7 @@ int main(int argc, char** argv) {
   app.add_option("--case", only_case, "Run one precision case in this process (internal)");
   app.add_option("--checkpointing", checkpointing, "With --case: off, with_cp or with_cp+model");
   CLI11_PARSE(app, argc, argv);
-  try {
+  return olv2::guarded_main("bench_train_step", [&] {
     at::set_num_threads(threads);
     fs::path root = data_root;
     if (!only_case.empty())
@@ -191,8 +192,5 @@ int main(int argc, char** argv) {
                             .dump()
                             .c_str());
     return 0;
-  } catch (const olv2::Error& error) {
-    std::fprintf(stderr, "bench_train_step: error: %s\n", error.what());
-    return static_cast<int>(error.status());
-  }
+  });
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "olv2/data/synthetic/synthetic_dataset.h"
+#include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 
 int main(int argc, char** argv) {
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   }
   options.out = out;
   options.write_images = !no_images;
-  try {
+  return olv2::guarded_main("make_synthetic_data", [&] {
     const auto start = std::chrono::steady_clock::now();
     const auto summary = olv2::synthetic::make_synthetic_data(options);
     const double seconds =
@@ -49,8 +50,5 @@ int main(int argc, char** argv) {
         static_cast<long long>(summary.traffic_elements), static_cast<long long>(summary.images),
         out.c_str(), seconds);
     return 0;
-  } catch (const olv2::Error& error) {
-    std::fprintf(stderr, "make_synthetic_data: error: %s\n", error.what());
-    return static_cast<int>(error.status());
-  }
+  });
 }
