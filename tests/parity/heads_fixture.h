@@ -15,6 +15,7 @@
 
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/topology_head.h"
+#include "support/test_paths.h"
 
 namespace olv2::test {
 
@@ -125,6 +126,24 @@ inline TopologyHeadOptions topology_head_options(const nlohmann::json& cfg) {
   options.loss_cls = focal_options(cfg.at("loss_cls"));
   return options;
 }
+
+// The train-pass outputs of `head` ("lc_head" or "te_head") as the original recorded them (one
+// decoder layer).
+inline DetrHeadOutputs recorded_train_outputs(const TensorMap& intermediates,
+                                              const std::string& head) {
+  DetrHeadOutputs out;
+  out.cls_scores = at_key(intermediates, "train." + head + ".0.0");
+  out.reg_preds = at_key(intermediates, "train." + head + ".1.0");
+  out.dec_features = at_key(intermediates, "train." + head + ".2.0");
+  return out;
+}
+
+// Declares `f`, a `Fixture` loaded from the model fixtures; without them the test is skipped
+// (a failure under CI=true).
+#define LOAD_HEAD_FIXTURE(Fixture, f)                      \
+  OLV2_REQUIRE_FIXTURE(dir_, "baseline_intermediates.pt"); \
+  Fixture f;                                               \
+  ASSERT_NO_FATAL_FAILURE(f.load(dir_.parent_path()))
 
 // README tolerance: |port - ref| <= 1e-4 * max(1, max|ref|) + 1e-4 * |ref|, element-wise.
 inline void expect_close(const at::Tensor& actual, const at::Tensor& reference,

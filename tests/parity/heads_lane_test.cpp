@@ -27,23 +27,11 @@ struct LaneFixture {
     test::load_module_state(*head, state, "lc_head.");
   }
 
-  // The train-pass head outputs as the original recorded them (one decoder layer).
-  DetrHeadOutputs train_outputs() const {
-    DetrHeadOutputs out;
-    out.cls_scores = at_key(inter, "train.lc_head.0.0");
-    out.reg_preds = at_key(inter, "train.lc_head.1.0");
-    out.dec_features = at_key(inter, "train.lc_head.2.0");
-    return out;
-  }
+  DetrHeadOutputs train_outputs() const { return test::recorded_train_outputs(inter, "lc_head"); }
 };
 
-#define LOAD_LANE_FIXTURE(f)                               \
-  OLV2_REQUIRE_FIXTURE(dir_, "baseline_intermediates.pt"); \
-  LaneFixture f;                                           \
-  ASSERT_NO_FATAL_FAILURE(f.load(dir_.parent_path()))
-
 TEST(LaneHeadParity, ForwardFromBevFeatureMatchesTestPass) {
-  LOAD_LANE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(LaneFixture, f);
   torch::NoGradGuard no_grad;
   f.head->eval();
   const DetrHeadOutputs out = f.head->forward(at_key(f.inter, "test.img_view_transformer"), {});
@@ -60,7 +48,7 @@ TEST(LaneHeadParity, ForwardFromBevFeatureMatchesTestPass) {
 }
 
 TEST(LaneHeadParity, AssignmentEqualsOriginal) {
-  LOAD_LANE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(LaneFixture, f);
   const DetrHeadOutputs out = f.train_outputs();
   const AssignResult result =
       f.head->assign(out.cls_scores[-1][0], out.reg_preds[-1][0], at_key(f.input, "gt_lc"),
@@ -73,7 +61,7 @@ TEST(LaneHeadParity, AssignmentEqualsOriginal) {
 }
 
 TEST(LaneHeadParity, LossesEqualOriginal) {
-  LOAD_LANE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(LaneFixture, f);
   const DetrHeadLosses losses = f.head->loss(f.train_outputs(), {at_key(f.input, "gt_lc")},
                                              {at_key(f.input, "gt_lc_labels")}, {});
   const nlohmann::json& expected = f.losses.at("losses");

@@ -42,19 +42,8 @@ struct TeFixture {
     return neck.view({-1, num_cams, neck.size(1), neck.size(2), neck.size(3)}).select(1, 0);
   }
 
-  DetrHeadOutputs train_outputs() const {
-    DetrHeadOutputs out;
-    out.cls_scores = at_key(inter, "train.te_head.0.0");
-    out.reg_preds = at_key(inter, "train.te_head.1.0");
-    out.dec_features = at_key(inter, "train.te_head.2.0");
-    return out;
-  }
+  DetrHeadOutputs train_outputs() const { return test::recorded_train_outputs(inter, "te_head"); }
 };
-
-#define LOAD_TE_FIXTURE(f)                                 \
-  OLV2_REQUIRE_FIXTURE(dir_, "baseline_intermediates.pt"); \
-  TeFixture f;                                             \
-  ASSERT_NO_FATAL_FAILURE(f.load(dir_.parent_path()))
 
 void expect_forward_matches(TeFixture& f, const std::string& pass) {
   const DetrHeadOutputs out = f.head->forward(f.front_feature(pass), f.geometry);
@@ -68,7 +57,7 @@ void expect_forward_matches(TeFixture& f, const std::string& pass) {
 }
 
 TEST(TeHeadParity, ForwardMatchesTrainPassWithoutDropout) {
-  LOAD_TE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TeFixture, f);
   torch::NoGradGuard no_grad;
   f.head->train();
   f.head->set_dropout(0.0);
@@ -76,7 +65,7 @@ TEST(TeHeadParity, ForwardMatchesTrainPassWithoutDropout) {
 }
 
 TEST(TeHeadParity, ForwardAndDecodingMatchTestPass) {
-  LOAD_TE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TeFixture, f);
   torch::NoGradGuard no_grad;
   f.head->eval();
   expect_forward_matches(f, "test");
@@ -92,7 +81,7 @@ TEST(TeHeadParity, ForwardAndDecodingMatchTestPass) {
 }
 
 TEST(TeHeadParity, AssignmentEqualsOriginal) {
-  LOAD_TE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TeFixture, f);
   const DetrHeadOutputs out = f.train_outputs();
   const AssignResult result =
       f.head->assign(out.cls_scores[-1][0], out.reg_preds[-1][0], at_key(f.input, "gt_te"),
@@ -105,7 +94,7 @@ TEST(TeHeadParity, AssignmentEqualsOriginal) {
 }
 
 TEST(TeHeadParity, LossesEqualOriginal) {
-  LOAD_TE_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TeFixture, f);
   const DetrHeadLosses losses = f.head->loss(f.train_outputs(), {at_key(f.input, "gt_te")},
                                              {at_key(f.input, "gt_te_labels")}, f.geometry);
   const nlohmann::json& expected = f.losses.at("losses");

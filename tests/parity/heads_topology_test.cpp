@@ -42,13 +42,8 @@ struct TopologyFixture {
   }
 };
 
-#define LOAD_TOPOLOGY_FIXTURE(f)                           \
-  OLV2_REQUIRE_FIXTURE(dir_, "baseline_intermediates.pt"); \
-  TopologyFixture f;                                       \
-  ASSERT_NO_FATAL_FAILURE(f.load(dir_.parent_path()))
-
 TEST(TopologyHeadParity, ForwardMatchesBothPasses) {
-  LOAD_TOPOLOGY_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TopologyFixture, f);
   torch::NoGradGuard no_grad;
   for (const std::string pass : {"train", "test"}) {
     const at::Tensor lanes = at_key(f.inter, pass + ".lc_head.2.0");
@@ -65,7 +60,7 @@ TEST(TopologyHeadParity, ForwardMatchesBothPasses) {
 }
 
 TEST(TopologyHeadParity, LossesEqualOriginal) {
-  LOAD_TOPOLOGY_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TopologyFixture, f);
   const AssignResult lanes = f.recorded_assignment("lc_head");
   const AssignResult elements = f.recorded_assignment("te_head");
   const at::Tensor lclc = at_key(f.inter, "train.lclc_head.0").unsqueeze(0);
@@ -78,7 +73,7 @@ TEST(TopologyHeadParity, LossesEqualOriginal) {
 }
 
 TEST(TopologyHeadParity, LossGradientFlowsIntoBothEmbeddings) {
-  LOAD_TOPOLOGY_FIXTURE(f);
+  LOAD_HEAD_FIXTURE(TopologyFixture, f);
   const at::Tensor lanes = at_key(f.inter, "train.lc_head.2.0").clone().requires_grad_(true);
   const at::Tensor elements = at_key(f.inter, "train.te_head.2.0").clone().requires_grad_(true);
   const at::Tensor loss =
