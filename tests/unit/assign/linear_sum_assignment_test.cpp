@@ -24,6 +24,9 @@ double total_cost(const std::vector<double>& cost, int64_t cols, const Assignmen
 
 // Exhaustive search over every injective map of the smaller side into the larger one.
 struct BruteForce {
+  BruteForce(const std::vector<double>& cost, int64_t rows, int64_t cols)
+      : cost(cost), rows(rows), cols(cols) {}
+
   const std::vector<double>& cost;
   int64_t rows, cols;
   double best = std::numeric_limits<double>::infinity();
@@ -139,7 +142,7 @@ TEST(LinearSumAssignment, EqualsBruteForceOnRandomMatrices) {
       for (int trial = 0; trial < 3; ++trial) {
         const std::vector<double> cost = random_matrix(rng, rows, cols);
         const Assignment got = linear_sum_assignment(cost, rows, cols);
-        const Assignment want = BruteForce{cost, rows, cols}.solve();
+        const Assignment want = BruteForce(cost, rows, cols).solve();
         ASSERT_EQ(got.rows, want.rows) << rows << "x" << cols;
         ASSERT_EQ(got.cols, want.cols) << rows << "x" << cols;
         ASSERT_NEAR(total_cost(cost, cols, got), total_cost(cost, cols, want), 1e-9);
@@ -154,7 +157,7 @@ TEST(LinearSumAssignment, EqualsBruteForceAtHeadSizes) {
        std::vector<std::pair<int64_t, int64_t>>{{50, 4}, {30, 3}, {3, 30}}) {
     const std::vector<double> cost = random_matrix(rng, rows, cols);
     const Assignment got = linear_sum_assignment(cost, rows, cols);
-    const Assignment want = BruteForce{cost, rows, cols}.solve();
+    const Assignment want = BruteForce(cost, rows, cols).solve();
     EXPECT_EQ(got.rows, want.rows) << rows << "x" << cols;
     EXPECT_EQ(got.cols, want.cols) << rows << "x" << cols;
   }
@@ -170,7 +173,7 @@ TEST(LinearSumAssignment, IsOptimalOnIntegerCostsWithTies) {
     std::vector<double> cost(rows * cols);
     for (double& value : cost) value = small(rng);
     const Assignment got = linear_sum_assignment(cost, rows, cols);
-    const Assignment want = BruteForce{cost, rows, cols}.solve();
+    const Assignment want = BruteForce(cost, rows, cols).solve();
     ASSERT_EQ(got.rows.size(), static_cast<size_t>(std::min(rows, cols)));
     EXPECT_EQ(total_cost(cost, cols, got), total_cost(cost, cols, want)) << rows << "x" << cols;
   }
@@ -179,6 +182,7 @@ TEST(LinearSumAssignment, IsOptimalOnIntegerCostsWithTies) {
 // SciPy is the reference the original used; compare with it when the system Python has it.
 TEST(LinearSumAssignment, EqualsScipyOnRandomMatrices) {
   if (test::run_command("/usr/bin/python3 -c 'import scipy.optimize'").exit_status != 0) {
+    if (test::running_in_ci()) FAIL() << "scipy is not importable by /usr/bin/python3 under CI";
     GTEST_SKIP() << "scipy is not importable by /usr/bin/python3";
   }
   const std::filesystem::path dir = test::scratch_dir("lsa_scipy");

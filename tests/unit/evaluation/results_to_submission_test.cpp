@@ -36,7 +36,10 @@ std::vector<FramePrediction> sample_frames() {
 }
 
 TEST(ResultsToSubmission, WritesTheOfficialStructure) {
-  if (!std::ifstream(kPython)) GTEST_SKIP() << kPython << " not available";
+  if (!std::ifstream(kPython)) {
+    if (test::running_in_ci()) FAIL() << kPython << " not available under CI";
+    GTEST_SKIP() << kPython << " not available";
+  }
   const auto scratch = test::scratch_dir("results_to_submission");
   write_results_file(scratch / "results.json", sample_frames(), "unit test");
   const test::CommandResult convert = test::run_command(
@@ -72,7 +75,10 @@ print('ok')
 }
 
 TEST(ResultsToSubmission, MalformedResultsExitTwoNamingTheFrame) {
-  if (!std::ifstream(kPython)) GTEST_SKIP() << kPython << " not available";
+  if (!std::ifstream(kPython)) {
+    if (test::running_in_ci()) FAIL() << kPython << " not available under CI";
+    GTEST_SKIP() << kPython << " not available";
+  }
   const auto scratch = test::scratch_dir("results_to_submission_bad");
   std::ofstream(scratch / "bad.json")
       << R"({"results": {"val/1/2": {"predictions": {"lane_centerline": [], )"
