@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 
 namespace {
 
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
   int threads = 1;
   app.add_option("--repeats", repeats, "timed runs per case")->check(CLI::PositiveNumber);
   app.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = olv2::parse_command_line(app, "bench_attention", argc, argv))
+    return *status;
   return olv2::guarded_main("bench_attention", [&] {
     at::set_num_threads(threads);
 

@@ -17,6 +17,7 @@
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace {
@@ -184,6 +185,7 @@ int main(int argc, char** argv) {
   app.add_option("--work-dir", options.work_dir, "scratch directory (removed afterwards)")
       ->capture_default_str();
   app.add_option("--seed", options.seed, "seed of data and predictions")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = olv2::parse_command_line(app, "bench_evaluate", argc, argv))
+    return *status;
   return olv2::guarded_main("bench_evaluate", [&] { return run(options); });
 }

@@ -15,6 +15,7 @@
 #include "olv2/data/dataset.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace fs = std::filesystem;
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--repeats", repeats, "Passes over the frames per measurement")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = olv2::parse_command_line(app, "bench_loader", argc, argv)) return *status;
   return olv2::guarded_main("bench_loader", [&] {
     at::set_num_threads(1);
     fs::path root = data_root;

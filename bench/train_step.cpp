@@ -26,6 +26,7 @@
 #include "olv2/models/build.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace fs = std::filesystem;
@@ -149,7 +150,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "Intra-op threads")->capture_default_str();
   app.add_option("--case", only_case, "Run one precision case in this process (internal)");
   app.add_option("--checkpointing", checkpointing, "With --case: off, with_cp or with_cp+model");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = olv2::parse_command_line(app, "bench_train_step", argc, argv))
+    return *status;
   return olv2::guarded_main("bench_train_step", [&] {
     at::set_num_threads(threads);
     fs::path root = data_root;

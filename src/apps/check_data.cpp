@@ -10,6 +10,7 @@
 #include "olv2/data/pipeline.h"
 #include "olv2/data/sample_dump.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
 
@@ -95,11 +96,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dump", args.dump,
                  "Write every sample's post-pipeline tensors to this .pt file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    const int status = app.exit(error);
-    return status == 0 ? 0 : static_cast<int>(olv2::ExitStatus::kBadInput);
-  }
+  if (const auto status = olv2::parse_command_line(app, "check_data", argc, argv)) return *status;
   return olv2::guarded_main("check_data", [&] { return run(args); });
 }

@@ -11,6 +11,8 @@
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
+#include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace {
@@ -67,19 +69,6 @@ int main(int argc, char** argv) {
   app.add_option("--split", args.split, "split of the collection to score (e.g. val)")->required();
   app.add_option("--results", args.results, "results JSON to score")->required();
   app.add_option("--json-out", args.json_out, "also write the metrics as JSON here");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    const int status = app.exit(error);
-    return status == 0 ? 0 : static_cast<int>(olv2::ExitStatus::kBadInput);
-  }
-  try {
-    return run(args);
-  } catch (const olv2::Error& error) {
-    std::cerr << "evaluate: error: " << error.what() << '\n';
-    return static_cast<int>(error.status());
-  } catch (const std::exception& error) {
-    std::cerr << "evaluate: error: " << error.what() << '\n';
-    return static_cast<int>(olv2::ExitStatus::kFailure);
-  }
+  if (const auto status = olv2::parse_command_line(app, "evaluate", argc, argv)) return *status;
+  return olv2::guarded_main("evaluate", [&] { return run(args); });
 }

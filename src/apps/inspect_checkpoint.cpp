@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/pth_print.h"
@@ -32,12 +33,8 @@ int main(int argc, char** argv) {
       ->required();
   app.add_flag("--tensors", options.tensor_values,
                "also print min/max/mean and the first values of each tensor");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    const int status = app.exit(error);
-    return status == 0 ? 0 : static_cast<int>(olv2::ExitStatus::kBadInput);
-  }
+  if (const auto status = olv2::parse_command_line(app, "inspect_checkpoint", argc, argv))
+    return *status;
   return olv2::guarded_main("inspect_checkpoint", [&] {
     const olv2::PthValue value = olv2::read_pth(path);
     std::cout << file_header(path) << '\n';

@@ -5,6 +5,7 @@
 
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 int main(int argc, char** argv) {
@@ -28,12 +29,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bool no_images = false;
   app.add_flag("--no-images", no_images, "Write annotations only");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    const int status = app.exit(error);
-    return status == 0 ? 0 : static_cast<int>(olv2::ExitStatus::kBadInput);
-  }
+  if (const auto status = olv2::parse_command_line(app, "make_synthetic_data", argc, argv))
+    return *status;
   options.out = out;
   options.write_images = !no_images;
   return olv2::guarded_main("make_synthetic_data", [&] {

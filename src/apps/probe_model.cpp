@@ -16,6 +16,7 @@
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"train", "test"}));
   app.add_flag("--dropout", args.dropout, "keep the configured dropout in train mode");
   app.add_option("--seed", args.seed, "seed of the random number generator (dropout)");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = olv2::parse_command_line(app, "probe_model", argc, argv)) return *status;
 
   return olv2::guarded_main("probe_model", [&] {
     const nlohmann::ordered_json out = probe(args);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -47,7 +48,7 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
     std::cout << app.help();
     return std::nullopt;
   } catch (const CLI::ParseError& error) {
-    throw input_error(std::string(error.what()) + " (see train_ds --help)");
+    throw input_error(command_line_error(app, error, "train_ds"));
   }
   if (options.print_version) return options;
   if (options.config_path.empty())

@@ -1,0 +1,75 @@
+// Every built program (apps and benchmarks, whatever build/bin holds) treats its command line
+// the same way: a bad flag is one line on stderr and exit status 2; --help is help and status 0.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/run_command.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bounds a program that ignored its command line and started working.
+const char* const kTimeout = "timeout 120 ";
+
+std::vector<std::string> programs() {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(test::bin_dir())) {
+    const fs::perms perms = entry.status().permissions();
+    if (entry.is_regular_file() && (perms & fs::perms::owner_exec) != fs::perms::none) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+test::CommandResult run_program(const std::string& name, const std::string& arguments) {
+  return test::run_command(kTimeout + ("'" + (test::bin_dir() / name).string() + "' ") + arguments);
+}
+
+TEST(CommandLine, BinDirHoldsTheAppsAndTheBenchmarks) {
+  const std::vector<std::string> names = programs();
+  for (const char* expected : {"train_ds", "check_data", "probe_model", "bench_loader"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end())
+        << expected << " not in " << test::bin_dir();
+  }
+}
+
+TEST(CommandLine, UnknownFlagIsOneLineNamingItAndExitsTwo) {
+  for (const std::string& name : programs()) {
+    SCOPED_TRACE(name);
+    const test::CommandResult result = run_program(name, "--no-such-flag");
+    EXPECT_EQ(result.exit_status, 2) << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+    EXPECT_EQ(result.output.rfind(name + ": error: ", 0), 0u) << result.output;
+    EXPECT_NE(result.output.find("--no-such-flag"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find(name + " --help"), std::string::npos) << result.output;
+  }
+}
+
+TEST(CommandLine, BadValueIsOneLineAndExitsTwo) {
+  const test::CommandResult result = run_program("probe_model", "--mode sideways");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+  EXPECT_NE(result.output.find("--mode"), std::string::npos) << result.output;
+}
+
+TEST(CommandLine, HelpPrintsUsageAndExitsZero) {
+  for (const std::string& name : programs()) {
+    SCOPED_TRACE(name);
+    const test::CommandResult result = run_program(name, "--help");
+    EXPECT_EQ(result.exit_status, 0) << result.output;
+    EXPECT_NE(result.output.find("--help"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("Usage: " + name), std::string::npos) << result.output;
+  }
+}
+
+}  // namespace
+}  // namespace olv2
