@@ -86,11 +86,6 @@ DatasetCheckReport check_dataset(const FrameIndex& index, const DatasetCheckOpti
         report.lanes += static_cast<int64_t>(frame.num_lanes());
         report.traffic_elements += static_cast<int64_t>(frame.num_traffic_elements());
         ++report.cameras_per_frame[static_cast<int64_t>(frame.cameras.size())];
-        if (frame.cameras.empty() || frame.cameras[0].name != "ring_front_center") {
-          report.add_problem("camera order",
-                             "frame " + info_path.string() + ": camera 0 must be ring_front_center",
-                             options.examples_per_kind);
-        }
         check_images(frame, data_root, options, report);
       } catch (const Error& e) {
         report.add_problem("invalid frame", e.what(), options.examples_per_kind);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "olv2/data/json_field.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -24,12 +25,7 @@ std::string read_text_file(const std::filesystem::path& path, const std::string&
 
 Json read_collection_json(const std::filesystem::path& file) {
   const std::string text = read_text_file(file, "collection");
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw input_error("collection " + file.string() + ": malformed JSON: " + e.what());
-  }
+  const Json root = parse_strict_json(text, "collection " + file.string());
   if (!root.is_object()) {
     throw input_error("collection " + file.string() +
                       ": expected an object {split: {segment: [\"<timestamp>.json\", ...]}}");

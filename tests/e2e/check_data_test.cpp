@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "support/run_command.h"
 #include "support/test_paths.h"
@@ -70,6 +72,44 @@ TEST(CheckData, TruncatedImageIsFoundAndNamed) {
   EXPECT_EQ(result.exit_status, 1) << result.output;
   EXPECT_NE(result.output.find("truncated JPEG: 1"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find(image.string()), std::string::npos) << result.output;
+}
+
+// Frames that would train silently in the original: a camera missing, a traffic element class
+// out of range. Each is named with its file, its key and what was expected.
+TEST(CheckData, FramesOutsideTheFormatAreFoundAndNamed) {
+  OLV2_REQUIRE_FIXTURE(meta_path, "pipeline/pipeline_meta.json");
+  const FixtureData data = fixture_data(meta_path);
+  const fs::path copy = test::scratch_dir("raw");
+  fs::copy(data.raw, copy, fs::copy_options::recursive);
+  std::vector<fs::path> frames;
+  for (const auto& entry : fs::recursive_directory_iterator(copy)) {
+    if (entry.path().parent_path().filename() == "info") frames.push_back(entry.path());
+  }
+  std::sort(frames.begin(), frames.end());
+  ASSERT_GE(frames.size(), 2u);
+  const auto edit = [](const fs::path& file, const auto& change) {
+    nlohmann::ordered_json frame = nlohmann::ordered_json::parse(std::ifstream(file));
+    change(frame);
+    std::ofstream(file, std::ios::trunc) << frame.dump();
+  };
+  edit(frames[0], [](nlohmann::ordered_json& frame) { frame["sensor"].erase("ring_side_right"); });
+  edit(frames[1], [](nlohmann::ordered_json& frame) {
+    frame["annotation"]["traffic_element"][0]["attribute"] = 13;
+  });
+
+  const auto result = test::run_app("check_data", "--data-root " + quoted(copy) + " --collection " +
+                                                      quoted(copy / data.collection.filename()));
+  EXPECT_EQ(result.exit_status, 1) << result.output;
+  EXPECT_NE(result.output.find("invalid frame: 2"), std::string::npos) << result.output;
+  EXPECT_NE(
+      result.output.find(frames[0].string() + ": key `sensor`: camera `ring_side_right` missing"),
+      std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find(frames[1].string() +
+                               ": key `annotation.traffic_element[0].attribute`: 13 is not a "
+                               "traffic element class, expected an integer in [0, 13)"),
+            std::string::npos)
+      << result.output;
 }
 
 TEST(CheckData, BadInvocationExitsTwo) {

@@ -6,6 +6,14 @@
 
 namespace olv2 {
 
+// The cameras of every OpenLane-V2 (subset A) frame, in file order; camera 0 is the front view.
+inline constexpr std::array<const char*, 7> kCameraNames = {
+    "ring_front_center", "ring_front_left", "ring_front_right", "ring_rear_left",
+    "ring_rear_right",   "ring_side_left",  "ring_side_right"};
+
+// Traffic element classes (`attribute`): 0 unknown, 1 red, 2 green, ... 12 slight_right.
+inline constexpr int64_t kTrafficElementClasses = 13;
+
 // One camera of a frame, as written in the frame's `sensor` map (file order;
 // camera 0 is the front view). Matrices are row-major.
 struct CameraInfo {
@@ -34,7 +42,7 @@ struct LaneCenterline {
 struct TrafficElement {
   int64_t id = 0;
   int64_t category = 0;   // 1 traffic light, 2 road sign (unused by the baseline)
-  int64_t attribute = 0;  // 0..12: the class the baseline learns
+  int64_t attribute = 0;  // [0, kTrafficElementClasses): the class the baseline learns
   float x1 = 0, y1 = 0, x2 = 0, y2 = 0;
 };
 

@@ -37,9 +37,14 @@ struct FrameReadOptions {
 };
 
 // Parses one frame JSON text; `source` names the file in errors. Unknown keys
-// are ignored; missing or ill-typed keys, wrong matrix sizes, non-finite
-// numbers and topology matrices that do not fit the lane/element counts are
-// input errors naming `source`.
+// are ignored. Input errors, each naming `source`, the key path and what was
+// expected: malformed JSON or a key written twice; missing or ill-typed keys;
+// a camera set other than the 7 of kCameraNames with ring_front_center first;
+// matrices of the wrong size, rotations that are not orthonormal, intrinsics
+// that are not pinhole matrices; non-finite numbers (also after conversion to
+// float32); centerlines of fewer than 2 or of unequal point counts; traffic
+// element attributes outside [0, kTrafficElementClasses); topology matrices
+// that do not fit the lane/element counts or hold anything but 0/1.
 Frame parse_frame(const std::string& json_text, const std::string& source, const FrameKey& key,
                   const FrameReadOptions& options);
 

@@ -22,13 +22,13 @@ using Json = nlohmann::ordered_json;
 const char* kSplit = "train";
 const char* kSegment = "00042";
 const char* kTimestamp = "315000000000000001";
-const std::vector<std::string> kCameras = {"ring_front_center", "ring_front_left"};
+const std::vector<std::string> kCameras(kCameraNames.begin(), kCameraNames.end());
 
 std::string image_rel_path(const std::string& camera) {
   return std::string(kSplit) + "/" + kSegment + "/image/" + camera + "/" + kTimestamp + ".jpg";
 }
 
-// A small valid frame: two cameras, three lanes of 5 points, two traffic elements.
+// A small valid frame: the seven cameras, three lanes of 5 points, two traffic elements.
 Json valid_frame() {
   Json frame;
   frame["version"] = "v1.0";
@@ -183,6 +183,175 @@ TEST_F(BadInput, TopologyMustFitTheLaneAndElementCounts) {
   const std::string message = read_error();
   EXPECT_MESSAGE_HAS(message, "annotation.topology_lcte");
   EXPECT_MESSAGE_HAS(message, "expected 2");
+}
+
+TEST_F(BadInput, CamerasMustBeTheSevenOfOpenLaneV2) {
+  Json frame = valid_frame();
+  frame["sensor"].erase("ring_side_right");
+  write_frame(frame);
+  std::string message = read_error();
+  EXPECT_MESSAGE_HAS(message, frame_path().string());
+  EXPECT_MESSAGE_HAS(message, "key `sensor`");
+  EXPECT_MESSAGE_HAS(message, "camera `ring_side_right` missing");
+
+  frame = valid_frame();
+  frame["sensor"]["ring_front_centre"] = frame["sensor"]["ring_front_center"];
+  write_frame(frame);
+  message = read_error();
+  EXPECT_MESSAGE_HAS(message, "key `sensor.ring_front_centre`: unknown camera");
+  EXPECT_MESSAGE_HAS(message, "expected one of ring_front_center, ring_front_left");
+}
+
+TEST_F(BadInput, TheFrontCameraMustComeFirst) {
+  Json frame = valid_frame();
+  Json sensor = Json::object();
+  for (size_t i = 1; i <= kCameras.size(); ++i) {
+    const std::string& name = kCameras[i % kCameras.size()];
+    sensor[name] = frame["sensor"][name];
+  }
+  frame["sensor"] = sensor;
+  write_frame(frame);
+  const std::string message = read_error();
+  EXPECT_MESSAGE_HAS(message, "key `sensor`: the first camera is ring_front_left");
+  EXPECT_MESSAGE_HAS(message, "expected ring_front_center");
+}
+
+TEST_F(BadInput, AKeyWrittenTwiceIsNamed) {
+  std::string text = valid_frame().dump();
+  const std::string needle = "\"sensor\":{";
+  text.replace(text.find(needle), needle.size(), needle + "\"ring_front_left\":{},");
+  write_text(frame_path(), text);
+  const std::string message = read_error();
+  EXPECT_MESSAGE_HAS(message, frame_path().string());
+  EXPECT_MESSAGE_HAS(message, "key `sensor.ring_front_left`: written twice");
+
+  text = valid_frame().dump();
+  const std::string lanes = "\"lane_centerline\":[{";
+  text.replace(text.find(lanes), lanes.size(), lanes + "\"id\":7,");
+  write_text(frame_path(), text);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.lane_centerline[0].id`: written twice");
+}
+
+TEST_F(BadInput, TrafficElementAttributeMustBeOneOfTheClasses) {
+  for (const int attribute : {13, -1}) {
+    Json frame = valid_frame();
+    frame["annotation"]["traffic_element"][1]["attribute"] = attribute;
+    write_frame(frame);
+    const std::string message = read_error();
+    EXPECT_MESSAGE_HAS(message, frame_path().string());
+    EXPECT_MESSAGE_HAS(message, "key `annotation.traffic_element[1].attribute`");
+    EXPECT_MESSAGE_HAS(message, "expected an integer in [0, 13)");
+  }
+  Json frame = valid_frame();
+  frame["annotation"]["traffic_element"][0]["attribute"] = 12;
+  write_frame(frame);
+  EXPECT_EQ(read().traffic_elements[0].attribute, 12);
+}
+
+TEST_F(BadInput, IdsAndLabelsMustBeIntegers) {
+  Json frame = valid_frame();
+  frame["annotation"]["lane_centerline"][2]["id"] = 1.5;
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.lane_centerline[2].id`: expected an integer");
+
+  frame = valid_frame();
+  frame["annotation"]["traffic_element"][0]["attribute"] = true;
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(),
+                     "key `annotation.traffic_element[0].attribute`: expected an integer");
+}
+
+TEST_F(BadInput, EveryMatrixAndPointListHasItsShape) {
+  Json frame = valid_frame();
+  frame["sensor"]["ring_rear_left"]["intrinsic"]["K"] = {
+      {100, 0, 16, 0}, {0, 100, 12, 0}, {0, 0, 1, 0}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `sensor.ring_rear_left.intrinsic.K`: expected a 3x3");
+
+  frame = valid_frame();
+  frame["sensor"]["ring_side_left"]["extrinsic"]["translation"] = {1.5, 0};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(),
+                     "key `sensor.ring_side_left.extrinsic.translation`: expected a list of 3");
+
+  frame = valid_frame();
+  frame["pose"]["rotation"] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `pose.rotation`: expected a 3x3");
+
+  frame = valid_frame();
+  frame["annotation"]["lane_centerline"][1]["points"][3] = {2.0, 3.5};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(),
+                     "key `annotation.lane_centerline[1].points[3]`: expected a list of 3 numbers");
+
+  frame = valid_frame();
+  frame["annotation"]["lane_centerline"][0]["points"] = {{0.0, 0.0, 0.0}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.lane_centerline[0].points`: has 1 points");
+
+  frame = valid_frame();
+  frame["annotation"]["traffic_element"][0]["points"] = {{1.0, 2.0, 3.0, 6.0}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.traffic_element[0].points`: expected a 2x2");
+}
+
+TEST_F(BadInput, RotationsMustBeOrthonormal) {
+  Json frame = valid_frame();
+  frame["sensor"]["ring_front_right"]["extrinsic"]["rotation"] = {
+      {0, 0, 2}, {-2, 0, 0}, {0, -2, 0}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(),
+                     "key `sensor.ring_front_right.extrinsic.rotation`: not orthonormal");
+
+  frame = valid_frame();
+  frame["pose"]["rotation"] = {{1, 0.1, 0}, {0, 1, 0}, {0, 0, 1}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `pose.rotation`: not orthonormal");
+
+  frame = valid_frame();  // a mirrored camera frame is orthonormal too
+  frame["sensor"]["ring_front_right"]["extrinsic"]["rotation"] = {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}};
+  write_frame(frame);
+  EXPECT_EQ(read().cameras[2].R[3], 1.0);
+}
+
+TEST_F(BadInput, IntrinsicsMustBePinholeMatrices) {
+  Json frame = valid_frame();
+  frame["sensor"]["ring_front_center"]["intrinsic"]["K"] = {{0, 0, 16}, {0, 100, 12}, {0, 0, 1}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(),
+                     "key `sensor.ring_front_center.intrinsic.K`: not a pinhole matrix");
+
+  frame = valid_frame();
+  frame["sensor"]["ring_front_center"]["intrinsic"]["K"] = {{100, 0, 16}, {0, 100, 12}, {0, 0, 0}};
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "not a pinhole matrix");
+}
+
+TEST_F(BadInput, TopologyEntriesAreZeroOrOne) {
+  Json frame = valid_frame();
+  frame["annotation"]["topology_lclc"][0][1] = 2;
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.topology_lclc[0][1]`: expected 0 or 1, got 2");
+
+  frame = valid_frame();
+  frame["annotation"]["topology_lcte"][2][0] = 0.5;
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.topology_lcte[2][0]`: expected an integer");
+
+  frame = valid_frame();
+  frame["annotation"]["topology_lcte"][2][0] = true;  // numpy's int8 conversion takes booleans
+  write_frame(frame);
+  EXPECT_EQ(read().lcte(2, 0), 1);
+}
+
+TEST_F(BadInput, NumbersBeyondFloat32AreRejected) {
+  Json frame = valid_frame();
+  frame["annotation"]["lane_centerline"][0]["points"][4][0] = 1e39;
+  write_frame(frame);
+  const std::string message = read_error();
+  EXPECT_MESSAGE_HAS(message, "key `annotation.lane_centerline[0].points[4][0]`");
+  EXPECT_MESSAGE_HAS(message, "float32");
 }
 
 TEST_F(BadInput, NonFiniteNumbersAreRejected) {
