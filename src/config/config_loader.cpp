@@ -127,102 +127,6 @@ ConfigNode* descend_for_override(ConfigNode& node, const std::string& part,
   return node.find(part);
 }
 
-bool needs_quotes(const ConfigNode& node) {
-  const std::string& text = node.text();
-  if (text.empty()) return true;
-  if (!node.quoted()) return false;
-  // A quoted string that would read back as another type keeps its quotes.
-  const ConfigNode plain = ConfigNode::scalar(text, {}, false);
-  if (plain.is_bool() || plain.is_number() || text == "null" || text == "~") return true;
-  if (text.find_first_of(":#{}[],&*!|>'\"%@`") != std::string::npos) return true;
-  return text.front() == ' ' || text.back() == ' ' || text.front() == '-' || text.front() == '?';
-}
-
-std::string shortest_double(double value) {
-  char buffer[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  std::string text(buffer);
-  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
-  return text;
-}
-
-std::string scalar_text(const ConfigNode& node) {
-  if (node.is_null()) return "null";
-  if (needs_quotes(node)) {
-    std::string escaped;
-    for (char c : node.text()) {
-      if (c == '"' || c == '\\') escaped += '\\';
-      escaped += c;
-    }
-    return "\"" + escaped + "\"";
-  }
-  if (!node.quoted() && !node.is_int() && node.is_number())
-    return shortest_double(node.as_double());
-  return node.text();
-}
-
-bool is_flat_sequence(const ConfigNode& node) {
-  for (const ConfigNode& element : node.elements()) {
-    if (!element.is_scalar() && !element.is_null() &&
-        !(element.is_sequence() && is_flat_sequence(element))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::string flow_text(const ConfigNode& node) {
-  if (!node.is_sequence()) return scalar_text(node);
-  std::string text = "[";
-  for (size_t i = 0; i < node.size(); ++i) {
-    if (i > 0) text += ", ";
-    text += flow_text(node[i]);
-  }
-  return text + "]";
-}
-
-void emit(const ConfigNode& node, int indent, std::ostringstream& out);
-
-void emit_value_after_key(const ConfigNode& value, int indent, std::ostringstream& out) {
-  if (value.is_map() && value.size() > 0) {
-    out << "\n";
-    emit(value, indent + 2, out);
-  } else if (value.is_map()) {
-    out << " {}\n";
-  } else if (value.is_sequence() && !is_flat_sequence(value)) {
-    out << "\n";
-    emit(value, indent + 2, out);
-  } else {
-    out << " " << flow_text(value) << "\n";
-  }
-}
-
-void emit(const ConfigNode& node, int indent, std::ostringstream& out) {
-  const std::string pad(static_cast<size_t>(indent), ' ');
-  if (node.is_map()) {
-    for (const auto& [key, value] : node.entries()) {
-      out << pad << key << ":";
-      emit_value_after_key(value, indent, out);
-    }
-  } else if (node.is_sequence() && !is_flat_sequence(node)) {
-    for (const ConfigNode& element : node.elements()) {
-      if (element.is_map() && element.size() > 0) {
-        std::ostringstream inner;
-        emit(element, indent + 2, inner);
-        std::string text = inner.str();
-        out << pad << "- " << text.substr(static_cast<size_t>(indent) + 2);
-      } else {
-        out << pad << "- " << flow_text(element) << "\n";
-      }
-    }
-  } else {
-    out << pad << flow_text(node) << "\n";
-  }
-}
-
 }  // namespace
 
 ConfigNode parse_yaml(const std::string& text, const std::string& source_name) {
@@ -294,12 +198,6 @@ void apply_config_overrides(ConfigNode& root, const std::vector<std::string>& op
     }
   }
   root.assign_paths();
-}
-
-std::string to_yaml(const ConfigNode& node) {
-  std::ostringstream out;
-  emit(node, 0, out);
-  return out.str();
 }
 
 }  // namespace olv2

@@ -41,7 +41,8 @@ bool parse_double(const std::string& text, double& value) {
   char* end = nullptr;
   errno = 0;
   const double parsed = std::strtod(begin, &end);
-  if (errno == ERANGE || end != begin + text.size()) return false;
+  // Underflow (subnormals, 1e-400 -> 0) still is a number, as in YAML readers; overflow is not.
+  if ((errno == ERANGE && std::isinf(parsed)) || end != begin + text.size()) return false;
   value = parsed;
   return true;
 }

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "olv2/config/config_loader.h"
+#include "support/python_yaml.h"
 #include "support/run_command.h"
 #include "support/temp_files.h"
 #include "support/test_paths.h"
@@ -30,6 +32,24 @@ TEST(TrainDsCli, PrintConfigPrintsEveryValueOfTheOriginalBaseline) {
   EXPECT_EQ(printed.at("log_config").at("hooks")[1].at("type").as_string(),
             "TensorboardLoggerHook");
   EXPECT_TRUE(printed.at("load_from").is_null());
+}
+
+// Python tools read the printed (and work-dir) config with yaml.safe_load: same values, types
+// included (1e-4 must not turn into a string, nor "1e-05" into a float).
+TEST(TrainDsCli, PrintedConfigReadsBackInPyYamlWithTheSameValues) {
+  OLV2_REQUIRE_PYTHON_YAML();
+  // baseline.yaml itself holds -50.0 (once printed as -5e+01, a string to YAML 1.1).
+  const std::vector<std::string> overrides = {"optimizer.lr=1e-5", "data_root=\"1e-05\""};
+  const auto result = run_app("train_ds", config("baseline.yaml") +
+                                              " --print-config --cfg-options optimizer.lr=1e-5 "
+                                              "data_root='\"1e-05\"'");
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  const std::filesystem::path printed = test::scratch_dir("printed") / "printed.yaml";
+  std::ofstream(printed) << result.output;
+  ConfigNode expected = load_config_file(config("baseline.yaml"));
+  apply_config_overrides(expected, overrides);
+  const nlohmann::json values = test::python_yaml_values(printed);
+  if (!values.is_null()) test::expect_same_values(expected, values);
 }
 
 TEST(TrainDsCli, BaseFilesLayerOverTheBaseline) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "olv2/config/config_node.h"
+#include "olv2/config/config_yaml.h"
 
 namespace olv2 {
 
@@ -22,8 +23,5 @@ void merge_config(ConfigNode& base, const ConfigNode& overlay);
 // numbers work). Missing intermediate maps are created; list elements are addressed by index
 // ("data.train.pipeline.2.type=X").
 void apply_config_overrides(ConfigNode& root, const std::vector<std::string>& options);
-
-// The fully resolved config as YAML; numbers in the shortest form that reads back the same.
-std::string to_yaml(const ConfigNode& node);
 
 }  // namespace olv2
