@@ -1,5 +1,8 @@
 #include "olv2/data/data_loader.h"
 
+#include <ATen/Config.h>
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -9,6 +12,10 @@
 namespace olv2 {
 
 namespace {
+
+// Only with OpenMP (Debian's and PyTorch's Linux builds) is the intra-op thread count a
+// setting of each thread; the other backends share one pool.
+constexpr bool kPerThreadCounts = AT_PARALLEL_OPENMP;
 
 // Re-throws the current exception with `name` in front unless the message already names it.
 [[noreturn]] void rethrow_naming(const std::string& name) {
@@ -37,6 +44,10 @@ DataLoader::DataLoader(SampleSource source, std::shared_ptr<Sampler> sampler,
     throw input_error("data loader: samples_per_gpu " + std::to_string(options_.samples_per_gpu) +
                       ", workers_per_gpu " + std::to_string(options_.workers_per_gpu) +
                       ": expected samples_per_gpu >= 1 and workers_per_gpu >= 0");
+  }
+  if (options_.worker_threads < 0) {
+    throw input_error("data loader: worker_threads " + std::to_string(options_.worker_threads) +
+                      ": expected 0 (LibTorch's default) or more");
   }
   if (!source_ || !sampler_) {
     throw runtime_error("data loader: no sample source or sampler given");
@@ -75,6 +86,9 @@ void DataLoader::start_epoch(int64_t epoch) {
   ready_.clear();
   failed_ = false;
   stopping_ = false;
+  // ATen gives a thread its count lazily, from the latest at::set_num_threads of any thread,
+  // which the workers are about to call: settle this thread's own count first.
+  consumer_threads_ = at::get_num_threads();
   const int64_t threads = std::min(options_.workers_per_gpu, num_batches_);
   for (int64_t i = 0; i < threads; ++i) {
     workers_.emplace_back([this] { worker_loop(); });
@@ -145,6 +159,9 @@ std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
 }
 
 void DataLoader::worker_loop() {
+  if (kPerThreadCounts && options_.worker_threads > 0) {
+    at::set_num_threads(options_.worker_threads);
+  }
   const int64_t window = std::max(options_.prefetch_batches, options_.workers_per_gpu);
   for (;;) {
     int64_t number = 0;
@@ -184,6 +201,11 @@ void DataLoader::stop_workers() {
   room_.notify_all();
   for (std::thread& worker : workers_) {
     worker.join();
+  }
+  // The workers' setting is also the default of threads started later: give back the
+  // consumer's (which leaves the consumer's own count as it is).
+  if (kPerThreadCounts && !workers_.empty() && options_.worker_threads > 0) {
+    at::set_num_threads(consumer_threads_);
   }
   workers_.clear();
 }

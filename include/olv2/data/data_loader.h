@@ -25,6 +25,10 @@ struct DataLoaderOptions {
   int64_t workers_per_gpu = 4;   // 0: load in the calling thread
   int64_t prefetch_batches = 2;  // ready batches held ahead of the consumer, at least workers
   bool pin_memory = false;       // set when the target device is CUDA
+  // LibTorch intra-op threads of each worker thread, as torch's DataLoader workers run
+  // (torch.set_num_threads(1)): a worker's tensor ops must not start a whole OpenMP team of
+  // their own, so that ranks x threads stays within the cores. 0 keeps LibTorch's default.
+  int worker_threads = 1;
 };
 
 // Produces the sample of dataset index `index` for `epoch`; nullopt skips it (a bad frame
@@ -37,6 +41,7 @@ using SampleNamer = std::function<std::string(int64_t index)>;
 // whole batches ahead of the consumer into a bounded window. The order and content of batches
 // never depend on thread timing. A worker's error is re-thrown by next() at the batch it
 // belongs to, naming the sample. Destruction or a new epoch stops the workers mid-epoch.
+// Workers run with options.worker_threads intra-op threads; the consumer's count is kept.
 class DataLoader {
  public:
   DataLoader(SampleSource source, std::shared_ptr<Sampler> sampler, DataLoaderOptions options,
@@ -76,6 +81,7 @@ class DataLoader {
   int64_t num_batches_ = 0;
   int64_t next_to_consume_ = 0;
   bool started_ = false;
+  int consumer_threads_ = 0;  // intra-op threads of the thread that calls next()
 
   std::mutex mutex_;
   std::condition_variable slot_ready_;  // a worker filled a slot

@@ -1,12 +1,15 @@
 // The threaded loader: order and content independent of threads, errors, shutdown.
 #include "olv2/data/data_loader.h"
 
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "olv2/config/config_loader.h"
@@ -166,6 +169,62 @@ TEST(DataLoader, DestroyingMidEpochStopsPromptly) {
   // The bounded window keeps the workers from running through the epoch.
   EXPECT_LT(loaded.load(), 40);
   EXPECT_LT(seconds, 5.0);
+}
+
+// The intra-op thread counts the loader's samples were built with, and the counts of the
+// consuming thread after the epoch and of a thread started after the loader.
+struct ThreadCounts {
+  std::set<int> workers;
+  int consumer = 0;
+  int started_later = 0;
+};
+
+// Runs one epoch from a fresh consuming thread (one ATen has not given a count yet) that asks
+// for `consumer_threads`.
+ThreadCounts thread_counts(const olv2::DataLoaderOptions& options, int consumer_threads) {
+  ThreadCounts counts;
+  std::mutex mutex;
+  const olv2::SampleSource source = [&](int64_t index, int64_t epoch) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      counts.workers.insert(at::get_num_threads());
+    }
+    return std::optional<olv2::Sample>(fake_sample(index, epoch));
+  };
+  const int caller_threads = at::get_num_threads();
+  std::thread consumer([&] {
+    at::set_num_threads(consumer_threads);
+    {
+      olv2::DataLoader loader(source, group_sampler(8), options);
+      whole_epoch(loader, 0);
+    }
+    counts.consumer = at::get_num_threads();
+  });
+  consumer.join();
+  std::thread([&] { counts.started_later = at::get_num_threads(); }).join();
+  at::set_num_threads(caller_threads);  // the process-wide default other tests start from
+  return counts;
+}
+
+TEST(DataLoader, WorkersBuildSamplesOnOneIntraOpThreadByDefault) {
+  const ThreadCounts counts = thread_counts(loader_options(2), 3);
+  EXPECT_EQ(counts.workers, std::set<int>{1});
+  EXPECT_EQ(counts.consumer, 3);
+  EXPECT_EQ(counts.started_later, 3);
+}
+
+TEST(DataLoader, WorkerThreadCountIsAnOption) {
+  olv2::DataLoaderOptions options = loader_options(2);
+  options.worker_threads = 2;
+  const ThreadCounts counts = thread_counts(options, 3);
+  EXPECT_EQ(counts.workers, std::set<int>{2});
+  EXPECT_EQ(counts.consumer, 3);
+}
+
+TEST(DataLoader, NegativeWorkerThreadCountIsAnInputError) {
+  olv2::DataLoaderOptions options = loader_options(2);
+  options.worker_threads = -1;
+  EXPECT_THROW(olv2::DataLoader(fake_sample, group_sampler(8), options), olv2::Error);
 }
 
 // The real train pipeline (with photometric distortion) on generated frames: identical
