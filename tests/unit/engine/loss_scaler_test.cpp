@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "olv2/engine/deepspeed_config.h"
 #include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/training_settings.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
@@ -50,6 +52,22 @@ TEST_P(DeepSpeedScalerTable, EveryStepMatches) {
 INSTANTIATE_TEST_SUITE_P(Variants, DeepSpeedScalerTable,
                          ::testing::Values("ds_dynamic_loss_scaler",
                                            "ds_dynamic_loss_scaler_consecutive_hysteresis"));
+
+// ZeRO's scaler for a JSON whose fp16 section names no dynamic-scaling key:
+// CreateLossScaler without dynamic_loss_args, i.e. the class defaults.
+TEST(DynamicLossScaler, ZeroWithOnlyFp16EnabledMatchesCreateLossScalerWithoutArgs) {
+  OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
+  const TrainingSettings settings = apply_deepspeed_config(
+      TrainingSettings{},
+      parse_deepspeed_config(R"({"fp16": {"enabled": true}, "zero_optimization": {"stage": 2}})",
+                             "zero2.json"),
+      1);
+  ASSERT_EQ(settings.precision.scaler_kind, LossScalerKind::kDynamicLossScaler);
+  const std::unique_ptr<LossScaler> scaler =
+      make_loss_scaler(settings.precision.scaler_kind, settings.precision.scaler);
+  EXPECT_EQ(test::replay_loss_scaler_table(*scaler, read_table(), "ds_create_loss_scaler_no_args"),
+            "");
+}
 
 TEST(DynamicLossScaler, StopsAtTheMinimumScaleByDefault) {
   OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
