@@ -23,6 +23,7 @@ const std::vector<std::string> kTopLevelKeys = {"train_batch_size",
                                                 "fp16",
                                                 "bf16",
                                                 "bfloat16",
+                                                "zero_optimization",
                                                 "steps_per_print",
                                                 "wall_clock_breakdown"};
 const std::vector<std::string> kOptimizerParams = {"lr",           "betas",       "eps",
@@ -30,6 +31,12 @@ const std::vector<std::string> kOptimizerParams = {"lr",           "betas",     
 const std::vector<std::string> kFp16Keys = {
     "enabled",    "loss_scale",     "initial_scale_power",    "loss_scale_window",
     "hysteresis", "min_loss_scale", "consecutive_hysteresis", "raise_error_at_min_scale"};
+
+// Keys that only tune how sharded training communicates; they change nothing
+// in the arithmetic of a step, so without sharding they are accepted and ignored.
+const std::vector<std::string> kZeroBooleanKeys = {"allgather_partitions", "overlap_comm",
+                                                   "reduce_scatter", "contiguous_gradients"};
+const std::vector<std::string> kZeroSizeKeys = {"allgather_bucket_size", "reduce_bucket_size"};
 
 std::vector<std::string> scheduler_params(const std::string& type) {
   if (type == "WarmupLR") {
@@ -78,6 +85,19 @@ class Checker {
     if (!value.is_number_integer() || value.get<int64_t>() < minimum) {
       problem(join(prefix, key),
               "expected an integer >= " + std::to_string(minimum) + ", got " + value.dump());
+      return std::nullopt;
+    }
+    return value.get<int64_t>();
+  }
+
+  std::optional<int64_t> integer_in(const Json& object, const std::string& prefix,
+                                    const std::string& key, int64_t minimum, int64_t maximum) {
+    if (!object.contains(key)) return std::nullopt;
+    const Json& value = object.at(key);
+    if (!value.is_number_integer() || value.get<int64_t>() < minimum ||
+        value.get<int64_t>() > maximum) {
+      problem(join(prefix, key), "expected an integer from " + std::to_string(minimum) + " to " +
+                                     std::to_string(maximum) + ", got " + value.dump());
       return std::nullopt;
     }
     return value.get<int64_t>();
@@ -166,8 +186,7 @@ DeepSpeedOptimizer parse_optimizer(const Json& section, Checker& check) {
   optimizer.weight_decay = check.number(params, "optimizer.params", "weight_decay");
   optimizer.eps = check.number(params, "optimizer.params", "eps");
   optimizer.adam_w_mode = check.boolean(params, "optimizer.params", "adam_w_mode");
-  check.boolean(params, "optimizer.params",
-                "torch_adam");  // same update either way
+  optimizer.torch_adam = check.boolean(params, "optimizer.params", "torch_adam");
   if (params.contains("betas")) {
     const Json& betas = params.at("betas");
     if (betas.is_array() && betas.size() == 2 && betas[0].is_number() && betas[1].is_number()) {
@@ -228,6 +247,24 @@ DeepSpeedFp16 parse_fp16(const Json& section, Checker& check) {
   return fp16;
 }
 
+std::optional<int64_t> parse_zero_optimization(const Json& section, Checker& check,
+                                               std::vector<std::string>& ignored) {
+  if (section.is_boolean()) return section.get<bool>() ? 1 : 0;
+  if (!check.object(section, "zero_optimization")) return std::nullopt;
+  std::vector<std::string> allowed = {"stage"};
+  allowed.insert(allowed.end(), kZeroBooleanKeys.begin(), kZeroBooleanKeys.end());
+  allowed.insert(allowed.end(), kZeroSizeKeys.begin(), kZeroSizeKeys.end());
+  check.known_keys(section, "zero_optimization", allowed);
+  for (const std::string& key : kZeroBooleanKeys) check.boolean(section, "zero_optimization", key);
+  for (const std::string& key : kZeroSizeKeys) check.number(section, "zero_optimization", key);
+  for (const auto& item : section.items()) {
+    if (item.key() == "stage") continue;
+    ignored.push_back("zero_optimization." + item.key() +
+                      ": communication tuning of sharded training; nothing is sharded here");
+  }
+  return check.integer_in(section, "zero_optimization", "stage", 0, 3).value_or(0);
+}
+
 std::string parse_error_location(const std::string& text, size_t byte) {
   int line = 1;
   int column = 1;
@@ -280,6 +317,9 @@ DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::strin
       check.known_keys(root[key], key, {"enabled"});
       config.bf16_enabled = check.boolean(root[key], key, "enabled").value_or(false);
     }
+  }
+  if (root.contains("zero_optimization")) {
+    config.zero_stage = parse_zero_optimization(root["zero_optimization"], check, config.ignored);
   }
   for (const char* key : {"steps_per_print", "wall_clock_breakdown"}) {
     if (root.contains(key))

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "olv2/engine/fp16_optimizer_loss_scaler.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -59,6 +60,40 @@ bool unscale_gradients(const std::vector<at::Tensor>& params, double inv_scale) 
   return found;
 }
 
+std::string loss_scaler_kind_name(LossScalerKind kind) {
+  return kind == LossScalerKind::kFp16Optimizer ? "FP16_Optimizer" : "DynamicLossScaler";
+}
+
+std::optional<LossScalerKind> loss_scaler_kind_from_name(const std::string& name) {
+  for (const LossScalerKind kind :
+       {LossScalerKind::kDynamicLossScaler, LossScalerKind::kFp16Optimizer}) {
+    if (loss_scaler_kind_name(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
+bool LossScaler::unscale_and_check(const std::vector<at::Tensor>& params) const {
+  return unscale_gradients(params, 1.0 / scale());
+}
+
+void LossScaler::check_state_kind(const LossScalerState& state) const {
+  if (state.kind == kind()) return;
+  throw input_error("the checkpoint's loss scaler state is DeepSpeed " +
+                    loss_scaler_kind_name(state.kind) + "'s but this run uses DeepSpeed " +
+                    loss_scaler_kind_name(kind()) +
+                    " (FP16_Optimizer: a DeepSpeed JSON with fp16 and no ZeRO; "
+                    "DynamicLossScaler: ZeRO stage >= 1 or the YAML fp16 section); resume with "
+                    "the precision settings the checkpoint was trained with");
+}
+
+std::unique_ptr<LossScaler> make_loss_scaler(LossScalerKind kind,
+                                             const LossScalerOptions& options) {
+  if (kind == LossScalerKind::kFp16Optimizer) {
+    return std::make_unique<Fp16OptimizerLossScaler>(options);
+  }
+  return std::make_unique<DynamicLossScaler>(options);
+}
+
 DynamicLossScaler::DynamicLossScaler(const LossScalerOptions& options)
     : options_(options),
       scale_(options.loss_scale > 0.0 ? options.loss_scale
@@ -68,10 +103,6 @@ DynamicLossScaler::DynamicLossScaler(const LossScalerOptions& options)
   if (options_.loss_scale_window <= 0) throw input_error("fp16.loss_scale_window must be > 0");
   if (options_.hysteresis < 1) throw input_error("fp16.hysteresis must be >= 1");
   if (options_.min_loss_scale <= 0.0) throw input_error("fp16.min_loss_scale must be > 0");
-}
-
-bool DynamicLossScaler::unscale_and_check(const std::vector<at::Tensor>& params) const {
-  return unscale_gradients(params, 1.0 / scale_);
 }
 
 void DynamicLossScaler::update(bool overflow) {
@@ -103,10 +134,11 @@ void DynamicLossScaler::update(bool overflow) {
 }
 
 LossScalerState DynamicLossScaler::state() const {
-  return {scale_, cur_iter_, last_overflow_iter_, cur_hysteresis_, skipped_steps_};
+  return {scale_, cur_iter_, last_overflow_iter_, cur_hysteresis_, skipped_steps_, kind()};
 }
 
 void DynamicLossScaler::load_state(const LossScalerState& state) {
+  check_state_kind(state);
   scale_ = state.scale;
   cur_iter_ = state.cur_iter;
   last_overflow_iter_ = state.last_overflow_iter;
@@ -117,10 +149,10 @@ void DynamicLossScaler::load_state(const LossScalerState& state) {
 std::string DynamicLossScaler::describe() const {
   std::ostringstream out;
   if (!dynamic()) {
-    out << "static loss scale " << options_.loss_scale;
+    out << "DeepSpeed static LossScaler: loss scale " << options_.loss_scale;
     return out.str();
   }
-  out << "dynamic loss scale: initial 2^" << options_.initial_scale_power << ", window "
+  out << "DeepSpeed DynamicLossScaler: initial 2^" << options_.initial_scale_power << ", window "
       << options_.loss_scale_window << ", hysteresis " << options_.hysteresis
       << (options_.consecutive_hysteresis ? " (refilled by every clean step)" : "") << ", min "
       << options_.min_loss_scale << ", at the minimum: "

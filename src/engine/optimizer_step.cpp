@@ -8,8 +8,7 @@ namespace olv2 {
 
 StepOutcome finish_optimizer_step(torch::optim::Optimizer& optimizer,
                                   const std::vector<at::Tensor>& params, LrScheduler& scheduler,
-                                  DynamicLossScaler* scaler,
-                                  const std::optional<GradClipOptions>& clip) {
+                                  LossScaler* scaler, const std::optional<GradClipOptions>& clip) {
   StepOutcome outcome;
   outcome.lrs = scheduler.lrs();
   set_group_lrs(optimizer, outcome.lrs);

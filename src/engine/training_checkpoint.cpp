@@ -3,6 +3,7 @@
 #include <torch/version.h>
 
 #include <ctime>
+#include <optional>
 
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
@@ -39,20 +40,39 @@ LrSchedulerState scheduler_from_pth(const PthValue& value) {
 
 PthValue scaler_to_pth(const LossScalerState& state) {
   PthValue value = PthValue::dict();
+  value.set("kind", PthValue::from_string(loss_scaler_kind_name(state.kind)));
   value.set("cur_scale", PthValue::from_float(state.scale));
   value.set("cur_iter", PthValue::from_int(state.cur_iter));
   value.set("last_overflow_iter", PthValue::from_int(state.last_overflow_iter));
-  value.set("cur_hysteresis", PthValue::from_int(state.cur_hysteresis));
+  if (state.kind == LossScalerKind::kDynamicLossScaler) {
+    value.set("cur_hysteresis", PthValue::from_int(state.cur_hysteresis));
+  }
   value.set("skipped_steps", PthValue::from_int(state.skipped_steps));
   return value;
 }
 
+// Checkpoints written before the kind tag hold DynamicLossScaler state.
+LossScalerKind scaler_kind_from_pth(const PthValue& value) {
+  const PthValue* kind = value.find("kind");
+  if (kind == nullptr) return LossScalerKind::kDynamicLossScaler;
+  const std::optional<LossScalerKind> parsed = loss_scaler_kind_from_name(kind->as_string());
+  if (!parsed) {
+    throw input_error("loss_scaler.kind is `" + kind->as_string() + "`, expected " +
+                      loss_scaler_kind_name(LossScalerKind::kDynamicLossScaler) + " or " +
+                      loss_scaler_kind_name(LossScalerKind::kFp16Optimizer));
+  }
+  return *parsed;
+}
+
 LossScalerState scaler_from_pth(const PthValue& value) {
   LossScalerState state;
+  state.kind = scaler_kind_from_pth(value);
   state.scale = value.at("cur_scale").as_float();
   state.cur_iter = value.at("cur_iter").as_int();
   state.last_overflow_iter = value.at("last_overflow_iter").as_int();
-  state.cur_hysteresis = value.at("cur_hysteresis").as_int();
+  if (state.kind == LossScalerKind::kDynamicLossScaler) {
+    state.cur_hysteresis = value.at("cur_hysteresis").as_int();
+  }
   state.skipped_steps = value.at("skipped_steps").as_int();
   return state;
 }

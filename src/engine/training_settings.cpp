@@ -35,8 +35,74 @@ const ConfigNode* child(const ConfigNode& node, const std::string& key) {
   return (found == nullptr || found->is_null()) ? nullptr : found;
 }
 
-std::string scaler_text(const LossScalerOptions& options) {
-  return DynamicLossScaler(options).describe();
+std::string scaler_text(const PrecisionSettings& precision) {
+  return make_loss_scaler(precision.scaler_kind, precision.scaler)->describe();
+}
+
+// The keys get_dynamic_loss_scale_args looks for; `loss_scale` is not one.
+bool names_dynamic_scaling_key(const DeepSpeedFp16& fp16) {
+  return fp16.initial_scale_power || fp16.loss_scale_window || fp16.min_loss_scale ||
+         fp16.hysteresis || fp16.consecutive_hysteresis;
+}
+
+// What FP16_Optimizer would not use of the fp16 keys given.
+std::vector<std::string> keys_fp16_optimizer_ignores(const DeepSpeedFp16& fp16) {
+  std::vector<std::string> keys;
+  if (fp16.hysteresis) keys.push_back("fp16.hysteresis");
+  if (fp16.consecutive_hysteresis) keys.push_back("fp16.consecutive_hysteresis");
+  if (fp16.raise_error_at_min_scale) keys.push_back("fp16.raise_error_at_min_scale");
+  return keys;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+std::string zero_note(int64_t stage, const std::string& file) {
+  const std::string sharded = stage == 1   ? "optimizer state is"
+                              : stage == 2 ? "optimizer state and gradients are"
+                                           : "optimizer state, gradients and parameters are";
+  return "DeepSpeed ZeRO stage " + std::to_string(stage) + " (" + file +
+         " zero_optimization.stage): " + sharded +
+         " not sharded here, every rank keeps a full copy as without ZeRO; the stage only "
+         "makes fp16 use ZeRO's DynamicLossScaler";
+}
+
+// DeepSpeed's choice for an fp16 section: FP16_Optimizer without ZeRO (wrapping
+// FusedAdam, or torch's Adam through FP16_UnfusedOptimizer), ZeRO's
+// DynamicLossScaler from stage 1 on.
+void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& json) {
+  const DeepSpeedFp16& fp16 = *json.fp16;
+  const int64_t stage = json.zero_stage.value_or(0);
+  PrecisionSettings& precision = settings.precision;
+  std::string source = json.file + " fp16";
+  if (stage >= 1) {
+    precision.scaler_kind = LossScalerKind::kDynamicLossScaler;
+    precision.scaler = zero_loss_scaler_options(fp16);
+    source += " with zero_optimization.stage " + std::to_string(stage) + ", over " +
+              (names_dynamic_scaling_key(fp16)
+                   ? "DeepSpeed's dynamic-scaling defaults"
+                   : "DynamicLossScaler's class defaults (no dynamic-scaling key given)");
+  } else {
+    precision.scaler_kind = LossScalerKind::kFp16Optimizer;
+    precision.scaler = loss_scaler_options(fp16);
+    const bool unfused = json.optimizer && json.optimizer->torch_adam.value_or(false);
+    if (unfused && !names_dynamic_scaling_key(fp16)) precision.scaler.min_loss_scale = 0.25;
+    source += std::string(" without ZeRO (") +
+              (unfused ? "optimizer.params.torch_adam: FP16_UnfusedOptimizer"
+                       : "FusedAdam in FP16_Optimizer") +
+              "), over DeepSpeed's dynamic-scaling defaults";
+    const std::vector<std::string> ignored = keys_fp16_optimizer_ignores(fp16);
+    if (!ignored.empty() && precision.fp16) {
+      settings.notes.push_back(json.file + " " + joined(ignored) +
+                               ": no effect, FP16_Optimizer has no hysteresis and never stops "
+                               "at the minimum loss scale (ZeRO's DynamicLossScaler would use "
+                               "them)");
+    }
+  }
+  record(settings, "loss scaler", scaler_text(precision), source);
 }
 
 }  // namespace
@@ -51,6 +117,17 @@ LossScalerOptions loss_scaler_options(const DeepSpeedFp16& fp16) {
   options.min_loss_scale = fp16.min_loss_scale.value_or(options.min_loss_scale);
   options.consecutive_hysteresis =
       fp16.consecutive_hysteresis.value_or(options.consecutive_hysteresis);
+  options.raise_error_at_min_scale =
+      fp16.raise_error_at_min_scale.value_or(options.raise_error_at_min_scale);
+  return options;
+}
+
+LossScalerOptions zero_loss_scaler_options(const DeepSpeedFp16& fp16) {
+  if (names_dynamic_scaling_key(fp16)) return loss_scaler_options(fp16);
+  LossScalerOptions options;
+  options.initial_scale_power = 32;
+  options.hysteresis = 1;
+  options.loss_scale = fp16.loss_scale.value_or(options.loss_scale);
   options.raise_error_at_min_scale =
       fp16.raise_error_at_min_scale.value_or(options.raise_error_at_min_scale);
   return options;
@@ -125,7 +202,7 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
   record(settings, "fp16", settings.precision.fp16 ? "on" : "off",
          use_fp16_flag ? "command line --use-fp16" : yaml_source(child(root, "fp16"), "fp16"));
   record(settings, "bf16", settings.precision.bf16 ? "on" : "off", yaml_source(bf16, "bf16"));
-  record(settings, "loss scaler", scaler_text(settings.precision.scaler),
+  record(settings, "loss scaler", scaler_text(settings.precision),
          yaml_source(child(root, "fp16"), "fp16") + " over DeepSpeed's defaults");
   return settings;
 }
@@ -193,14 +270,17 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
     record(settings, "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
            source);
   }
+  if (json.zero_stage) {
+    record(settings, "zero_optimization.stage", std::to_string(*json.zero_stage),
+           from + "zero_optimization.stage");
+    if (*json.zero_stage >= 1) settings.notes.push_back(zero_note(*json.zero_stage, json.file));
+  }
   if (json.fp16) {
     if (json.fp16->enabled) {
       settings.precision.fp16 = *json.fp16->enabled || settings.precision.fp16_from_command_line;
     }
-    settings.precision.scaler = loss_scaler_options(*json.fp16);
     record(settings, "fp16", settings.precision.fp16 ? "on" : "off", from + "fp16.enabled");
-    record(settings, "loss scaler", scaler_text(settings.precision.scaler),
-           from + "fp16 over DeepSpeed's dynamic-scaling defaults");
+    select_deepspeed_scaler(settings, json);
   }
   if (json.bf16_enabled) {
     settings.precision.bf16 = *json.bf16_enabled;

@@ -31,6 +31,9 @@ struct DeepSpeedOptimizer {
   std::optional<std::array<double, 2>> betas;
   std::optional<double> eps;
   std::optional<bool> adam_w_mode;
+  // true: DeepSpeed wraps torch's Adam in FP16_UnfusedOptimizer instead of
+  // FusedAdam in FP16_Optimizer (the same update, other loss-scale defaults).
+  std::optional<bool> torch_adam;
   bool decoupled_weight_decay() const;
 };
 
@@ -46,6 +49,10 @@ struct DeepSpeedConfig {
   std::optional<double> gradient_clipping;            // 0 turns clipping off, as in DeepSpeed
   std::optional<DeepSpeedFp16> fp16;
   std::optional<bool> bf16_enabled;  // `bf16.enabled` (or the old name `bfloat16`)
+  // `zero_optimization.stage` (0..3; the old boolean form means 1 or 0). Here it
+  // only picks the loss scaler: nothing is sharded. Of the other keys only
+  // communication tuning is accepted (and ignored).
+  std::optional<int64_t> zero_stage;
   std::vector<std::string> ignored;  // keys accepted without effect, "key: why"
 };
 

@@ -2,6 +2,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,46 +25,82 @@ struct LossScalerOptions {
   double scale_factor = 2.0;  // not configurable in DeepSpeed either
 };
 
+// Which of DeepSpeed's two fp16 scaling rules runs. DeepSpeed picks it by the
+// optimizer wrapper: FP16_Optimizer without ZeRO, DynamicLossScaler under ZeRO.
+enum class LossScalerKind {
+  kDynamicLossScaler,  // deepspeed/runtime/fp16/loss_scaler.py
+  kFp16Optimizer,      // FP16_Optimizer._update_scale (fused_optimizer.py)
+};
+
+// "DynamicLossScaler" or "FP16_Optimizer": the checkpoint tag and the name in messages.
+std::string loss_scaler_kind_name(LossScalerKind kind);
+std::optional<LossScalerKind> loss_scaler_kind_from_name(const std::string& name);
+
 // What a checkpoint stores to continue the same scale sequence.
 struct LossScalerState {
   double scale = 1.0;
   int64_t cur_iter = 0;
   int64_t last_overflow_iter = -1;
-  int64_t cur_hysteresis = 1;
+  int64_t cur_hysteresis = 1;  // DynamicLossScaler only
   int64_t skipped_steps = 0;
+  LossScalerKind kind = LossScalerKind::kDynamicLossScaler;
 };
 
-// DeepSpeed's DynamicLossScaler (deepspeed/runtime/fp16/loss_scaler.py): the
-// loss is multiplied by scale() before backward; at the step boundary the
-// gradients are unscaled and checked; on overflow the optimizer step is skipped
-// (and the LR schedule not advanced) and update(true) lowers the scale, first
-// using up the hysteresis; after loss_scale_window steps since the last
-// overflow the scale doubles. A static scale never changes.
-class DynamicLossScaler {
+// A loss scaler as the optimizer step uses it: the loss is multiplied by
+// scale() before backward; at the step boundary the gradients are unscaled and
+// checked; on overflow the optimizer step is skipped (and the LR schedule not
+// advanced); update() then moves the scale by the scaler's rule. A static
+// scale (loss_scale > 0) never changes, but overflow steps are still skipped.
+class LossScaler {
+ public:
+  virtual ~LossScaler() = default;
+
+  virtual LossScalerKind kind() const = 0;
+  virtual bool dynamic() const = 0;
+  // The scale for the current step's backward.
+  virtual double scale() const = 0;
+  at::Tensor scale_loss(const at::Tensor& loss) const { return loss * scale(); }
+
+  // Multiplies every defined gradient of `params` by 1/scale() in place and
+  // returns whether any of them holds inf or nan.
+  bool unscale_and_check(const std::vector<at::Tensor>& params) const;
+
+  // Ends a step with or without a gradient overflow.
+  virtual void update(bool overflow) = 0;
+
+  virtual int64_t skipped_steps() const = 0;
+  virtual LossScalerState state() const = 0;
+  // Throws an input error when `state` was written by the other kind of scaler.
+  virtual void load_state(const LossScalerState& state) = 0;
+  // One line for the log naming the DeepSpeed scaler that runs and its settings.
+  virtual std::string describe() const = 0;
+
+ protected:
+  // Throws the input error of load_state when `state` is not of kind().
+  void check_state_kind(const LossScalerState& state) const;
+};
+
+// DeepSpeed's DynamicLossScaler (deepspeed/runtime/fp16/loss_scaler.py), the
+// scaler of ZeRO's optimizers (and of the YAML fp16 section here): an overflow
+// first uses up the hysteresis, then halves the scale; after loss_scale_window
+// steps since the last overflow the scale doubles.
+class DynamicLossScaler : public LossScaler {
  public:
   explicit DynamicLossScaler(const LossScalerOptions& options);
 
-  bool dynamic() const { return options_.loss_scale <= 0.0; }
-  // The scale for the current step's backward.
-  double scale() const { return scale_; }
-  at::Tensor scale_loss(const at::Tensor& loss) const { return loss * scale_; }
+  LossScalerKind kind() const override { return LossScalerKind::kDynamicLossScaler; }
+  bool dynamic() const override { return options_.loss_scale <= 0.0; }
+  double scale() const override { return scale_; }
 
-  // Multiplies every defined gradient of `params` by 1/scale() in place and
-  // returns whether any of them holds inf or nan. CUDA gradients go through
-  // LibTorch's fused AMP kernel, others through plain tensor ops.
-  bool unscale_and_check(const std::vector<at::Tensor>& params) const;
+  // Throws a runtime error naming the step at an overflow at the minimum scale
+  // with no hysteresis left when raise_error_at_min_scale is set.
+  void update(bool overflow) override;
 
-  // Ends a step: lowers the scale after an overflow, raises it after a clean
-  // window. Throws a runtime error naming the step at an overflow at the
-  // minimum scale with no hysteresis left when raise_error_at_min_scale is set.
-  void update(bool overflow);
-
-  int64_t skipped_steps() const { return skipped_steps_; }
+  int64_t skipped_steps() const override { return skipped_steps_; }
   int64_t hysteresis_left() const { return cur_hysteresis_; }
-  LossScalerState state() const;
-  void load_state(const LossScalerState& state);
-  // The settings in force, for the log.
-  std::string describe() const;
+  LossScalerState state() const override;
+  void load_state(const LossScalerState& state) override;
+  std::string describe() const override;
 
  private:
   LossScalerOptions options_;
@@ -73,8 +111,13 @@ class DynamicLossScaler {
   int64_t skipped_steps_ = 0;
 };
 
+// The scaler of `kind` with `options` (each kind validates the options it uses).
+std::unique_ptr<LossScaler> make_loss_scaler(LossScalerKind kind, const LossScalerOptions& options);
+
 // Multiplies every defined gradient of `params` by `inv_scale` and returns
 // whether any holds inf or nan (the scaler's unscale step, usable on its own).
+// CUDA gradients go through LibTorch's fused AMP kernel, others through plain
+// tensor ops.
 bool unscale_gradients(const std::vector<at::Tensor>& params, double inv_scale);
 
 }  // namespace olv2

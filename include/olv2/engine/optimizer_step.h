@@ -25,10 +25,9 @@ struct StepOutcome {
 // optimizer step and does not advance the scheduler; clips the global norm when
 // `clip` is set (else only measures it); steps the optimizer; ends the step in
 // the scheduler and the scaler. Gradients are left for the caller to zero.
-// Throws what DynamicLossScaler::update throws.
+// Throws what the scaler's update throws.
 StepOutcome finish_optimizer_step(torch::optim::Optimizer& optimizer,
                                   const std::vector<at::Tensor>& params, LrScheduler& scheduler,
-                                  DynamicLossScaler* scaler,
-                                  const std::optional<GradClipOptions>& clip);
+                                  LossScaler* scaler, const std::optional<GradClipOptions>& clip);
 
 }  // namespace olv2

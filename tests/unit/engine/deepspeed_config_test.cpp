@@ -76,6 +76,42 @@ TEST(DeepSpeedConfig, RequiresTotalStepsForDecayingSchedules) {
   EXPECT_NE(message.find("scheduler.params.total_num_steps"), std::string::npos) << message;
 }
 
+TEST(DeepSpeedConfig, ReadsTheZeroStage) {
+  EXPECT_EQ(parse_deepspeed_config(R"({"zero_optimization": {"stage": 2}})", "a").zero_stage, 2);
+  EXPECT_EQ(parse_deepspeed_config(R"({"zero_optimization": {}})", "b").zero_stage, 0);
+  EXPECT_FALSE(parse_deepspeed_config("{}", "c").zero_stage.has_value());
+  // DeepSpeed's old boolean form.
+  EXPECT_EQ(parse_deepspeed_config(R"({"zero_optimization": true})", "d").zero_stage, 1);
+}
+
+TEST(DeepSpeedConfig, RejectsAZeroStageOutsideZeroToThree) {
+  for (const std::string stage : {"7", "-1", "\"x\"", "1.5"}) {
+    const std::string message =
+        input_error_of(R"({"zero_optimization": {"stage": )" + stage + "}}");
+    EXPECT_NE(
+        message.find("ds.json: key `zero_optimization.stage`: expected an integer from 0 to 3, "
+                     "got " +
+                     stage),
+        std::string::npos)
+        << message;
+  }
+}
+
+TEST(DeepSpeedConfig, IgnoresZeroCommunicationTuningButRejectsOffload) {
+  const DeepSpeedConfig config = parse_deepspeed_config(
+      R"({"zero_optimization": {"stage": 2, "overlap_comm": true, "reduce_bucket_size": 2e8}})",
+      "ds.json");
+  EXPECT_EQ(config.zero_stage, 2);
+  ASSERT_EQ(config.ignored.size(), 2u);
+  EXPECT_EQ(config.ignored[0].rfind("zero_optimization.overlap_comm: ", 0), 0u)
+      << config.ignored[0];
+  const std::string message = input_error_of(
+      R"({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}})");
+  EXPECT_NE(message.find("key `zero_optimization.offload_optimizer`: unknown key"),
+            std::string::npos)
+      << message;
+}
+
 BatchSizes batch_of(const std::string& json, int64_t world) {
   return *resolve_batch_sizes(parse_deepspeed_config(json, "ds.json"), world);
 }

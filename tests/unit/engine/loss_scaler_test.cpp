@@ -5,22 +5,22 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "olv2/engine/deepspeed_config.h"
 #include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/training_settings.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
+#include "support/loss_scaler_table.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
 namespace {
 
 nlohmann::json read_table() {
-  const std::filesystem::path path = test::fixture_path("engine/deepspeed_loss_scaler.json");
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
+  return test::read_loss_scaler_table(test::fixture_path("engine/deepspeed_loss_scaler.json"));
 }
 
 LossScalerOptions options_from(const nlohmann::json& params) {
@@ -44,33 +44,30 @@ class DeepSpeedScalerTable : public ::testing::TestWithParam<std::string> {};
 TEST_P(DeepSpeedScalerTable, EveryStepMatches) {
   OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
   const nlohmann::json table = read_table();
-  const nlohmann::json& variant = table.at("variants").at(GetParam());
-  DynamicLossScaler scaler(options_from(variant.at("params")));
-  const auto& overflow = table.at("overflow");
-  ASSERT_EQ(overflow.size(), table.at("num_steps").get<size_t>());
-  size_t mismatches = 0;
-  int64_t skipped = 0;
-  for (size_t t = 0; t < overflow.size(); ++t) {
-    const bool step_overflow = overflow[t].get<int>() != 0;
-    const double used = scaler.scale();
-    scaler.update(step_overflow);
-    skipped += variant.at("skipped")[t].get<int64_t>();
-    const bool same =
-        used == variant.at("scale_used")[t].get<double>() &&
-        scaler.scale() == variant.at("scale_after")[t].get<double>() &&
-        scaler.hysteresis_left() == variant.at("hysteresis_after")[t].get<int64_t>() &&
-        scaler.skipped_steps() == skipped;
-    if (!same && mismatches++ < 5) {
-      ADD_FAILURE() << "step " << t << ": scale used " << used << ", after " << scaler.scale()
-                    << ", hysteresis " << scaler.hysteresis_left();
-    }
-  }
-  EXPECT_EQ(mismatches, 0u);
+  ASSERT_EQ(table.at("overflow").size(), table.at("num_steps").get<size_t>());
+  DynamicLossScaler scaler(options_from(table.at("variants").at(GetParam()).at("params")));
+  EXPECT_EQ(test::replay_loss_scaler_table(scaler, table, GetParam()), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, DeepSpeedScalerTable,
                          ::testing::Values("ds_dynamic_loss_scaler",
                                            "ds_dynamic_loss_scaler_consecutive_hysteresis"));
+
+// ZeRO's scaler for a JSON whose fp16 section names no dynamic-scaling key:
+// CreateLossScaler without dynamic_loss_args, i.e. the class defaults.
+TEST(DynamicLossScaler, ZeroWithOnlyFp16EnabledMatchesCreateLossScalerWithoutArgs) {
+  OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
+  const TrainingSettings settings = apply_deepspeed_config(
+      TrainingSettings{},
+      parse_deepspeed_config(R"({"fp16": {"enabled": true}, "zero_optimization": {"stage": 2}})",
+                             "zero2.json"),
+      1);
+  ASSERT_EQ(settings.precision.scaler_kind, LossScalerKind::kDynamicLossScaler);
+  const std::unique_ptr<LossScaler> scaler =
+      make_loss_scaler(settings.precision.scaler_kind, settings.precision.scaler);
+  EXPECT_EQ(test::replay_loss_scaler_table(*scaler, read_table(), "ds_create_loss_scaler_no_args"),
+            "");
+}
 
 TEST(DynamicLossScaler, StopsAtTheMinimumScaleByDefault) {
   OLV2_REQUIRE_FIXTURE(path, "engine/deepspeed_loss_scaler.json");
@@ -107,6 +104,28 @@ TEST(DynamicLossScaler, StateRoundTripContinuesTheSequence) {
   EXPECT_EQ(resumed.scale(), first.scale());
   EXPECT_EQ(resumed.hysteresis_left(), first.hysteresis_left());
   EXPECT_EQ(resumed.skipped_steps(), first.skipped_steps());
+}
+
+TEST(DynamicLossScaler, RefusesTheStateOfTheFp16OptimizerScaler) {
+  const std::unique_ptr<LossScaler> fp16_optimizer =
+      make_loss_scaler(LossScalerKind::kFp16Optimizer, LossScalerOptions{});
+  DynamicLossScaler scaler(LossScalerOptions{});
+  try {
+    scaler.load_state(fp16_optimizer->state());
+    FAIL() << "accepted FP16_Optimizer state";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::kBadInput);
+    const std::string message = error.what();
+    EXPECT_NE(message.find("FP16_Optimizer's but this run uses DeepSpeed DynamicLossScaler"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST(DynamicLossScaler, DescribeNamesDeepSpeedsClass) {
+  EXPECT_EQ(DynamicLossScaler(LossScalerOptions{}).describe(),
+            "DeepSpeed DynamicLossScaler: initial 2^16, window 1000, hysteresis 2, min 1, at the "
+            "minimum: stop the run");
 }
 
 TEST(UnscaleGradients, DividesByTheScaleAndFindsNonFiniteValues) {
