@@ -73,7 +73,7 @@ int64_t DataLoader::batches_per_epoch() const {
   return (sampler_->size() + options_.samples_per_gpu - 1) / options_.samples_per_gpu;
 }
 
-void DataLoader::start_epoch(int64_t epoch) {
+void DataLoader::start_epoch(int64_t epoch, int64_t first_batch) {
   stop_workers();
   epoch_ = epoch;
   started_ = true;
@@ -81,15 +81,20 @@ void DataLoader::start_epoch(int64_t epoch) {
   order_ = sampler_->indices();
   const auto samples = static_cast<int64_t>(order_.size());
   num_batches_ = (samples + options_.samples_per_gpu - 1) / options_.samples_per_gpu;
-  next_to_consume_ = 0;
-  next_to_claim_ = 0;
+  if (first_batch < 0 || first_batch > num_batches_) {
+    throw input_error("data loader: cannot start epoch " + std::to_string(epoch) + " at batch " +
+                      std::to_string(first_batch) + ": it has " + std::to_string(num_batches_) +
+                      " batches");
+  }
+  next_to_consume_ = first_batch;
+  next_to_claim_ = first_batch;
   ready_.clear();
   failed_ = false;
   stopping_ = false;
   // ATen gives a thread its count lazily, from the latest at::set_num_threads of any thread,
   // which the workers are about to call: settle this thread's own count first.
   consumer_threads_ = at::get_num_threads();
-  const int64_t threads = std::min(options_.workers_per_gpu, num_batches_);
+  const int64_t threads = std::min(options_.workers_per_gpu, num_batches_ - first_batch);
   for (int64_t i = 0; i < threads; ++i) {
     workers_.emplace_back([this] { worker_loop(); });
   }

@@ -53,14 +53,18 @@ class DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  // Sets the sampler's epoch and starts loading it (stopping an unfinished epoch).
-  void start_epoch(int64_t epoch);
+  // Sets the sampler's epoch and starts loading it at batch position `first_batch` (stopping an
+  // unfinished epoch). The batches before `first_batch` are not loaded: a mid-epoch resume
+  // continues the same order without decoding what was already trained on.
+  void start_epoch(int64_t epoch, int64_t first_batch = 0);
   // The next batch of the epoch, or nullopt at its end. Batches whose samples were all
   // skipped are left out.
   std::optional<Batch> next();
 
   int64_t batches_per_epoch() const;
   int64_t epoch() const { return epoch_; }
+  // Batch positions of the epoch's order consumed so far, skipped batches included.
+  int64_t position() const { return next_to_consume_; }
 
  private:
   struct Slot {
