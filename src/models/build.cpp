@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include "olv2/config/schema.h"
 #include "olv2/models/model_schema.h"
@@ -199,6 +200,15 @@ void load_pretrained_backbone(ResNetImpl& backbone, const ConfigNode& init_cfg) 
   load_state_dict(backbone, tensors_of(value), options);
 }
 
+std::shared_ptr<DetectorImpl> build_baseline(const ConfigNode& model) {
+  auto detector = std::make_shared<BaselineImpl>(baseline_options_from_config(model));
+  const ConfigNode* init_cfg = model.at("img_backbone").find("init_cfg");
+  if (init_cfg != nullptr && !init_cfg->is_null()) {
+    load_pretrained_backbone(*detector->img_backbone(), *init_cfg);
+  }
+  return detector;
+}
+
 }  // namespace
 
 std::filesystem::path resolve_pretrained_checkpoint(const std::string& checkpoint) {
@@ -250,14 +260,24 @@ BaselineOptions baseline_options_from_config(const ConfigNode& model) {
   return o;
 }
 
+const std::map<std::string, DetectorFactory>& detector_registry() {
+  static const std::map<std::string, DetectorFactory> registry = {
+      {"Baseline", build_baseline},
+  };
+  return registry;
+}
+
 std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model) {
-  const BaselineOptions options = baseline_options_from_config(model);
-  auto detector = std::make_shared<BaselineImpl>(options);
-  const ConfigNode& init_cfg = model.at("img_backbone").find("init_cfg") != nullptr
-                                   ? model.at("img_backbone").at("init_cfg")
-                                   : ConfigNode();
-  if (!init_cfg.is_null()) load_pretrained_backbone(*detector->img_backbone(), init_cfg);
-  return detector;
+  const ConfigNode& type = model.at("type");
+  const auto& registry = detector_registry();
+  const auto found = registry.find(type.as_string());
+  if (found == registry.end()) {
+    std::string known;
+    for (const auto& [name, factory] : registry) known += (known.empty() ? "" : ", ") + name;
+    throw input_error(type.where() + ": unknown model type `" + type.as_string() +
+                      "` (expected one of: " + known + ")");
+  }
+  return found->second(model);
 }
 
 }  // namespace olv2

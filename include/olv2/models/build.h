@@ -1,5 +1,7 @@
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -13,8 +15,15 @@ namespace olv2 {
 // the config file, line and key.
 BaselineOptions baseline_options_from_config(const ConfigNode& model);
 
-// Builds the detector named by `model.type` and applies `img_backbone.init_cfg` (a Pretrained
-// checkpoint); without it every module keeps the original's own initialisation.
+// Builds a detector from its validated `model` section.
+using DetectorFactory = std::function<std::shared_ptr<DetectorImpl>(const ConfigNode& model)>;
+
+// The model types `model.type` may name, each with its builder (mmdet's registry).
+const std::map<std::string, DetectorFactory>& detector_registry();
+
+// Builds the detector `model.type` names, through detector_registry(). The Baseline applies
+// `img_backbone.init_cfg` (a Pretrained checkpoint); without it every module keeps the
+// original's own initialisation. An unknown type is an input error naming the known ones.
 std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model);
 
 // Where `init_cfg.checkpoint` points: `torchvision://NAME` resolves as torchvision does, to the
