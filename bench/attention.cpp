@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 
 namespace {
 

@@ -11,13 +11,13 @@
 #include <random>
 #include <thread>
 
+#include "cli/command_line.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace {

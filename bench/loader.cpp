@@ -10,12 +10,12 @@
 #include <opencv2/imgcodecs.hpp>
 #include <utility>
 
+#include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace fs = std::filesystem;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
@@ -26,7 +27,6 @@
 #include "olv2/models/build.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace fs = std::filesystem;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 
+#include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/dataset.h"
 #include "olv2/data/dataset_check.h"
@@ -10,7 +11,6 @@
 #include "olv2/data/pipeline.h"
 #include "olv2/data/sample_dump.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 namespace {

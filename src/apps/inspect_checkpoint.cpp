@@ -3,8 +3,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/pth_print.h"

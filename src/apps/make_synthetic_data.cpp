@@ -3,9 +3,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cli/command_line.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 
 int main(int argc, char** argv) {

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/batch.h"
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/command_line.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"

@@ -1,6 +1,6 @@
 // train_ds: trains and validates an OpenLane-V2 topology model from a YAML config.
+#include "cli/train_ds_options.h"
 #include "olv2/engine/train_command.h"
-#include "olv2/engine/train_options.h"
 #include "olv2/util/app_main.h"
 
 int main(int argc, char** argv) {

@@ -2,9 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <vector>
-
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -13,13 +10,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The number in "<prefix><number>.pth", or -1.
-int64_t checkpoint_number(const std::string& file_name, const std::string& prefix) {
-  if (file_name.rfind(prefix, 0) != 0 || file_name.size() <= prefix.size() + 4) return -1;
-  if (file_name.substr(file_name.size() - 4) != ".pth") return -1;
-  const std::string digits = file_name.substr(prefix.size(), file_name.size() - prefix.size() - 4);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoll(digits);
+std::string file_name(const std::string& series, int64_t number) {
+  return series + "_" + std::to_string(number) + ".pth";
 }
 
 }  // namespace
@@ -27,7 +19,9 @@ int64_t checkpoint_number(const std::string& file_name, const std::string& prefi
 CheckpointKeeper::CheckpointKeeper(fs::path work_dir, int64_t max_keep)
     : work_dir_(std::move(work_dir)), max_keep_(max_keep) {}
 
-fs::path CheckpointKeeper::save(const std::string& name, const TrainingCheckpoint& checkpoint) {
+fs::path CheckpointKeeper::save(const std::string& series, int64_t number, int64_t interval,
+                                const TrainingCheckpoint& checkpoint) {
+  const std::string name = file_name(series, number);
   const fs::path path = work_dir_ / name;
   save_training_checkpoint(path, checkpoint);
   // latest.pth is a relative symlink, replaced atomically by renaming a fresh one over it.
@@ -38,25 +32,36 @@ fs::path CheckpointKeeper::save(const std::string& name, const TrainingCheckpoin
   fs::create_symlink(name, temporary, error);
   if (!error) fs::rename(temporary, link, error);
   if (error) throw runtime_error(link.string() + ": cannot update: " + error.message());
-  remove_old(name.substr(0, name.find('_') + 1));
+  remove_older(series, number, interval);
   return path;
 }
 
 fs::path CheckpointKeeper::latest() const {
   const fs::path link = work_dir_ / "latest.pth";
-  return fs::exists(link) ? link : fs::path();
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(link, error);
+  if (error || !fs::exists(status)) return fs::path();
+  if (!fs::exists(link, error)) {
+    const fs::path target = fs::is_symlink(status) ? fs::read_symlink(link, error) : fs::path();
+    throw input_error(link.string() + " points at " + target.string() +
+                      ", which does not exist: resume from an existing checkpoint with "
+                      "--resume-from FILE, or remove " +
+                      link.string() + " to start afresh");
+  }
+  return link;
 }
 
-void CheckpointKeeper::remove_old(const std::string& prefix) const {
-  if (max_keep_ < 0) return;
-  std::vector<std::pair<int64_t, fs::path>> files;
-  for (const auto& entry : fs::directory_iterator(work_dir_)) {
-    const int64_t number = checkpoint_number(entry.path().filename().string(), prefix);
-    if (number >= 0) files.emplace_back(number, entry.path());
+void CheckpointKeeper::remove_older(const std::string& series, int64_t number,
+                                    int64_t interval) const {
+  if (max_keep_ <= 0 || interval <= 0) return;
+  for (int64_t older = number - max_keep_ * interval; older > 0; older -= interval) {
+    const fs::path path = work_dir_ / file_name(series, older);
+    std::error_code error;
+    if (!fs::is_regular_file(path, error)) break;
+    if (!fs::remove(path, error) || error) {
+      throw runtime_error(path.string() + ": cannot remove an old checkpoint: " + error.message());
+    }
   }
-  std::sort(files.begin(), files.end());
-  const size_t keep = static_cast<size_t>(std::max<int64_t>(max_keep_, 1));
-  for (size_t i = 0; i + keep < files.size(); ++i) fs::remove(files[i].second);
 }
 
 }  // namespace olv2

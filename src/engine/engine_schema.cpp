@@ -26,7 +26,7 @@ Schema checkpoint_config_schema() {
       .optional("interval", Schema::integer().range(-1, 1e9))
       .optional("by_epoch", Schema::boolean())
       .optional("iter_interval", Schema::integer().range(0, 1e12))
-      .optional("max_keep_ckpts", Schema::integer().range(-1, 1e9));
+      .optional("max_keep_ckpts", Schema::integer().range(-1e9, 1e9));
 }
 
 Schema evaluation_schema() {

@@ -5,8 +5,10 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
+#include "olv2/engine/engine_options.h"
 #include "olv2/engine/train_config.h"
-#include "olv2/engine/trainer.h"
+#include "olv2/engine/training_run.h"
+#include "olv2/util/determinism.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
@@ -23,15 +25,6 @@ void override_path_key(ConfigNode& root, const std::string& key, const std::stri
                        const std::string& flag) {
   if (flag_value.empty()) return;
   root.set(key, ConfigNode::scalar(flag_value, {flag + " " + flag_value, 0, 0}, true));
-}
-
-int resolve_threads(const TrainOptions& options, const ConfigNode& config) {
-  if (options.threads) return *options.threads;
-  if (const ConfigNode* threads = config.find("threads");
-      threads != nullptr && !threads->is_null()) {
-    return static_cast<int>(threads->as_int());
-  }
-  return default_thread_count();
 }
 
 void log_config_notes(const ConfigNode& config) {
@@ -66,7 +59,9 @@ int run_train_command(const TrainOptions& options) {
     std::cout << to_yaml(config);
     return 0;
   }
-  set_thread_count(resolve_threads(options, config));
+  const EngineOptions engine = engine_options_from_config(config);
+  set_thread_count(options.threads.value_or(engine.threads.value_or(default_thread_count())));
+  if (options.deterministic) use_deterministic_algorithms();
 
   const fs::path work_dir(options.work_dir);
   std::error_code error;
@@ -75,13 +70,14 @@ int run_train_command(const TrainOptions& options) {
     throw runtime_error(work_dir.string() + ": cannot create work dir: " + error.message());
   write_file_atomic(work_dir / fs::path(options.config_path).filename(), to_yaml(config));
 
-  setup_logging(work_dir / (log_timestamp() + ".log"));
-  set_log_level(config.get<std::string>("log_level", "INFO"));
-  spdlog::info("{}", environment_report(options.config_path));
+  RunFiles files{work_dir, log_timestamp()};
+  setup_logging(work_dir / (files.timestamp + ".log"));
+  set_log_level(engine.log.level);
+  spdlog::info("{}", environment_report(options.config_path, training_device(options.local_rank)));
   spdlog::info("Config:\n{}", to_yaml(config));
   log_config_notes(config);
-  Trainer trainer(config, options);
-  trainer.run();
+  TrainingRun run(config, engine, options, files);
+  run.run();
   spdlog::info("training finished; work dir {}", work_dir.string());
   return 0;
 }

@@ -92,10 +92,15 @@ void save_training_checkpoint(const std::filesystem::path& path,
   meta.set("train_ds_version", PthValue::from_string("0.1.0"));
   meta.set("torch_version", PthValue::from_string(TORCH_VERSION));
   meta.set("config", PthValue::from_string(checkpoint.config_text));
-  meta.set("seed", PthValue::from_int(static_cast<int64_t>(checkpoint.seed)));
+  meta.set("seed", PthValue::from_int(static_cast<int64_t>(checkpoint.identity.seed)));
+  meta.set("world_size", PthValue::from_int(checkpoint.identity.world_size));
+  meta.set("samples_per_gpu", PthValue::from_int(checkpoint.identity.samples_per_gpu));
+  meta.set("gradient_accumulation_steps",
+           PthValue::from_int(checkpoint.identity.accumulation_steps));
   meta.set("epoch", PthValue::from_int(checkpoint.progress.epoch));
   meta.set("iter", PthValue::from_int(checkpoint.progress.iteration));
   meta.set("epoch_batches", PthValue::from_int(checkpoint.progress.epoch_batches));
+  meta.set("epoch_position", PthValue::from_int(checkpoint.progress.epoch_position));
   meta.set("time", PthValue::from_string(now_text()));
 
   PthValue root = PthValue::dict();
@@ -116,8 +121,21 @@ TrainingCheckpoint read_training_checkpoint(const std::filesystem::path& path) {
     checkpoint.progress.iteration = meta.at("iter").as_int();
     if (const PthValue* batches = meta.find("epoch_batches"))
       checkpoint.progress.epoch_batches = batches->as_int();
+    checkpoint.progress.epoch_position = checkpoint.progress.epoch_batches;
+    if (const PthValue* position = meta.find("epoch_position"))
+      checkpoint.progress.epoch_position = position->as_int();
     if (const PthValue* seed = meta.find("seed"))
-      checkpoint.seed = static_cast<uint64_t>(seed->as_int());
+      checkpoint.identity.seed = static_cast<uint64_t>(seed->as_int());
+    const PthValue* world_size = meta.find("world_size");
+    const PthValue* samples = meta.find("samples_per_gpu");
+    const PthValue* accumulation = meta.find("gradient_accumulation_steps");
+    checkpoint.has_batch_identity =
+        world_size != nullptr && samples != nullptr && accumulation != nullptr;
+    if (checkpoint.has_batch_identity) {
+      checkpoint.identity.world_size = world_size->as_int();
+      checkpoint.identity.samples_per_gpu = samples->as_int();
+      checkpoint.identity.accumulation_steps = accumulation->as_int();
+    }
     if (const PthValue* config = meta.find("config")) checkpoint.config_text = config->as_string();
     checkpoint.state_dict = tensors_of(root.at("state_dict"));
     checkpoint.optimizer = root.at("optimizer");

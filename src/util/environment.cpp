@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "olv2/util/determinism.h"
+#include "olv2/util/peak_memory.h"
+
 namespace olv2 {
 
 namespace {
@@ -39,7 +42,7 @@ std::string version_string() {
          "), LibTorch " + TORCH_VERSION;
 }
 
-std::string environment_report(const std::string& config_path) {
+std::string environment_report(const std::string& config_path, const c10::Device& device) {
   std::ostringstream out;
   const bool cuda = torch::cuda::is_available();
   out << "Environment info:\n"
@@ -53,6 +56,9 @@ std::string environment_report(const std::string& config_path) {
       << "BLAS: " << loaded_blas() << "\n"
       << "compiler: " << OLV2_COMPILER << "\n"
       << "git revision: " << OLV2_GIT_REVISION << "\n"
+      << "deterministic: " << (deterministic_algorithms() ? "true" : "false") << "\n"
+      << "device: " << device.str() << "\n"
+      << "memory: " << peak_memory_description(device) << "\n"
       << "config: " << config_path << "\n"
       << "------------------------------------------------------------";
   return out.str();

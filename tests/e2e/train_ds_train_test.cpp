@@ -40,6 +40,7 @@ TEST(TrainDsTrain, TrainsValidatesAndWritesItsArtifacts) {
   EXPECT_NE(result.output.find("Epoch 0, idx 0 / 4, iter 0 / 4, bs 1 *acc 1: 1, eta "),
             std::string::npos)
       << result.output;
+  EXPECT_NE(result.output.find("deterministic: false\n"), std::string::npos) << result.output;
   for (const char* file : {"epoch_1.pth", "epoch_2.pth", "latest.pth", "results_epoch_1.json",
                            "results_epoch_2.json", "tiny.yaml"}) {
     EXPECT_TRUE(fs::exists(work_dir / file)) << file;
@@ -80,18 +81,21 @@ TEST(TrainDsTrain, TheLossGoesDown) {
   EXPECT_LT(mean(losses_by_epoch.rbegin()->second), 0.8 * mean(losses_by_epoch.begin()->second));
 }
 
+// The resumed run is given no --seed: it takes the checkpoint's, so its data order and
+// augmentation (which derive from the seed) continue the first run's.
 TEST(TrainDsTrain, ResumeFromAMidEpochCheckpointContinuesTheExactTrajectory) {
   const fs::path full = test::scratch_dir("full");
   const auto first = test::run_app(
-      "train_ds", train_args(full, "checkpoint_config.iter_interval=1 --no-validate"));
+      "train_ds", train_args(full, "checkpoint_config.iter_interval=1 --no-validate --seed 5"));
   ASSERT_EQ(first.exit_status, 0) << first.output;
   ASSERT_TRUE(fs::exists(full / "iter_6.pth"));
 
   const fs::path resumed = test::scratch_dir("resumed");
-  const auto second = test::run_app(
-      "train_ds",
-      train_args(resumed, "--no-validate --resume-from '" + (full / "iter_6.pth").string() + "'"));
+  const std::string from = " --resume-from '" + (full / "iter_6.pth").string() + "'";
+  const auto second = test::run_app("train_ds", train_args(resumed, "--no-validate" + from));
   ASSERT_EQ(second.exit_status, 0) << second.output;
+  EXPECT_NE(second.output.find("seed 5 (the resumed checkpoint's)"), std::string::npos)
+      << second.output;
 
   const NamedTensors expected = weights(full / "epoch_2.pth");
   const NamedTensors actual = weights(resumed / "epoch_2.pth");
@@ -101,6 +105,28 @@ TEST(TrainDsTrain, ResumeFromAMidEpochCheckpointContinuesTheExactTrajectory) {
     EXPECT_TRUE(expected[i].second.equal(actual[i].second))
         << expected[i].first << " differs after resume";
   }
+
+  const auto other_seed =
+      test::run_app("train_ds", train_args(test::scratch_dir("other_seed"), "--seed 6" + from));
+  EXPECT_EQ(other_seed.exit_status, 2) << other_seed.output;
+  EXPECT_NE(other_seed.output.find("--seed 6 differs from the seed 5 of"), std::string::npos)
+      << other_seed.output;
+
+  const auto other_batch = test::run_app(
+      "train_ds", train_args(test::scratch_dir("other_batch"), "data.samples_per_gpu=2" + from));
+  EXPECT_EQ(other_batch.exit_status, 2) << other_batch.output;
+  EXPECT_NE(other_batch.output.find("samples_per_gpu is 2 in this run but 1 in the checkpoint"),
+            std::string::npos)
+      << other_batch.output;
+
+  const auto other_accumulation =
+      test::run_app("train_ds", train_args(test::scratch_dir("other_accumulation"),
+                                           "data.gradient_accumulation_steps=2" + from));
+  EXPECT_EQ(other_accumulation.exit_status, 2) << other_accumulation.output;
+  EXPECT_NE(other_accumulation.output.find(
+                "gradient_accumulation_steps is 2 in this run but 1 in the checkpoint"),
+            std::string::npos)
+      << other_accumulation.output;
 }
 
 TEST(TrainDsTrain, ANonFiniteLossStopsWithTheIterationAndTheTerms) {

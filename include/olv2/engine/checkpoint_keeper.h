@@ -6,22 +6,26 @@
 
 namespace olv2 {
 
-// The checkpoint files of a work dir, as mmcv's CheckpointHook keeps them: `epoch_<k>.pth`
-// (or `iter_<n>.pth`), `latest.pth` pointing at the newest, and at most `max_keep` of each kind
-// (-1 keeps all).
+// The checkpoint files of a work dir, as mmcv's CheckpointHook keeps them: series of
+// `<series>_<number>.pth` (`epoch_3.pth`, `iter_600.pth`), `latest.pth` pointing at the newest
+// file written, and at most `max_keep` files per series (<= 0 keeps all).
 class CheckpointKeeper {
  public:
   CheckpointKeeper(std::filesystem::path work_dir, int64_t max_keep);
 
-  // Writes `name` (e.g. "epoch_3.pth") atomically, points latest.pth at it and removes the
-  // oldest files of the same kind beyond max_keep. Returns the file written.
-  std::filesystem::path save(const std::string& name, const TrainingCheckpoint& checkpoint);
+  // Writes `<series>_<number>.pth` atomically and points latest.pth at it. Then, as mmcv,
+  // removes the older files of the series `number - k * interval` for k = max_keep,
+  // max_keep + 1, ... down to the first that does not exist: never the file just written,
+  // nor a newer one left by an earlier run. Returns the file written.
+  std::filesystem::path save(const std::string& series, int64_t number, int64_t interval,
+                             const TrainingCheckpoint& checkpoint);
 
-  // `latest.pth` of the work dir, or an empty path when there is none.
+  // The work dir's latest.pth, or an empty path when there is none. A latest.pth whose target
+  // is missing is an input error naming both.
   std::filesystem::path latest() const;
 
  private:
-  void remove_old(const std::string& prefix) const;
+  void remove_older(const std::string& series, int64_t number, int64_t interval) const;
 
   std::filesystem::path work_dir_;
   int64_t max_keep_;

@@ -3,31 +3,38 @@
 #include <torch/optim/optimizer.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "olv2/engine/gradient_sync.h"
 #include "olv2/engine/loss_scaler.h"
 #include "olv2/solver/grad_clip.h"
-#include "olv2/solver/lr_scheduler.h"
 
 namespace olv2 {
+
+// The parameters the optimizer updates, in its order, with their state-dict names.
+struct TrainableParams {
+  std::vector<std::string> names;
+  std::vector<at::Tensor> tensors;
+};
 
 // What happened at one optimizer-step boundary.
 struct StepOutcome {
   bool applied = true;      // false: skipped for a gradient overflow
   double grad_norm = 0.0;   // global norm before clipping (unscaled); nan when skipped
   double loss_scale = 1.0;  // the scale the step's backward used (1 without a scaler)
-  std::vector<double> lrs;  // the param-group lrs the step used
 };
 
-// The step boundary after the accumulated backward passes (gradients already
-// averaged across ranks): writes the scheduler's lrs into the optimizer; with a
-// scaler, unscales and checks the gradients and, on overflow, skips the
-// optimizer step and does not advance the scheduler; clips the global norm when
-// `clip` is set (else only measures it); steps the optimizer; ends the step in
-// the scheduler and the scaler. Gradients are left for the caller to zero.
-// Throws what the scaler's update throws.
-StepOutcome finish_optimizer_step(torch::optim::Optimizer& optimizer,
-                                  const std::vector<at::Tensor>& params, LrScheduler& scheduler,
-                                  LossScaler* scaler, const std::optional<GradClipOptions>& clip);
+// The step boundary after the accumulated backward passes, in DeepSpeed's order: with a
+// scaler, unscale the gradients and check them for overflow; the gradient-sync point (ranks
+// agree on the gradients and on an overflow); clip the global norm when `clip` is set (else
+// only measure it); step. An overflow skips the step and leaves weights and optimizer state
+// untouched. Without a scaler a non-finite gradient stops the run before the optimizer writes
+// it into the weights: a runtime error naming `iteration` (1-based) and the first parameter
+// whose gradient is not finite. The scaler's update ends the step; gradients are left for the
+// caller to zero. Throws what the scaler's update throws.
+StepOutcome apply_optimizer_step(torch::optim::Optimizer& optimizer, const TrainableParams& params,
+                                 LossScaler* scaler, const std::optional<GradClipOptions>& clip,
+                                 GradientSync& sync, int64_t iteration);
 
 }  // namespace olv2

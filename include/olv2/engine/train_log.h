@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "olv2/engine/log_buffer.h"
+#include "olv2/evaluation/evaluator.h"
 
 namespace olv2 {
 
@@ -62,6 +63,9 @@ class LogRecord {
 LogRecord train_record(int64_t epoch, int64_t iter, double lr, std::optional<int64_t> memory_mb,
                        const LogBuffer& buffer, std::optional<double> loss_scale,
                        std::optional<int64_t> skipped_steps);
+
+// The metrics every validation logs, in order: DET_l, DET_t, TOP_ll, TOP_lt, OLS.
+std::vector<std::pair<std::string, double>> headline_metrics(const EvaluationMetrics& metrics);
 
 // mmcv's val record: mode "val", epoch (1-based), iter, lr, then the metrics in order.
 LogRecord val_record(int64_t epoch, int64_t iter, double lr,

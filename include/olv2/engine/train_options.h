@@ -1,18 +1,19 @@
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace olv2 {
 
-// The `train_ds` command line: the original trainer's flags plus ours.
+// The `train_ds` command line (parsed in src/apps): the original trainer's flags plus ours.
 struct TrainOptions {
   std::string config_path;
   std::string work_dir;     // default: work_dirs/<config file stem>
   std::string resume_from;  // a checkpoint, or "auto" for the work dir's latest
   std::string load_from;    // weights only
   bool no_validate = false;
-  int64_t seed = 0;
+  std::optional<int64_t> seed;  // unset: a resumed checkpoint's seed, else 0
   bool deterministic = false;
   std::string launcher = "none";  // none | pytorch
   int local_rank = 0;
@@ -24,9 +25,5 @@ struct TrainOptions {
   bool print_config = false;
   bool print_version = false;
 };
-
-// Parses argv (argv[0] is the program). Throws an input error (exit status 2) on a bad
-// invocation. Returns nullopt after printing help (--help), which is a successful exit.
-std::optional<TrainOptions> parse_train_options(int argc, const char* const* argv);
 
 }  // namespace olv2

@@ -13,9 +13,18 @@ namespace olv2 {
 
 // Where a run stands: what a resumed run continues from.
 struct TrainingProgress {
-  int64_t epoch = 0;          // epochs completed (mmcv's meta.epoch)
-  int64_t iteration = 0;      // optimizer steps taken (mmcv's meta.iter)
-  int64_t epoch_batches = 0;  // micro-batches of epoch `epoch` already consumed (mid-epoch saves)
+  int64_t epoch = 0;           // epochs completed (mmcv's meta.epoch)
+  int64_t iteration = 0;       // optimizer steps taken (mmcv's meta.iter)
+  int64_t epoch_batches = 0;   // micro-batches of epoch `epoch` already trained (mid-epoch saves)
+  int64_t epoch_position = 0;  // batch positions of its sampler order consumed (skips included)
+};
+
+// What makes two runs one trajectory: a run resumed from a checkpoint must have the same.
+struct RunIdentity {
+  uint64_t seed = 0;
+  int64_t world_size = 1;
+  int64_t samples_per_gpu = 1;
+  int64_t accumulation_steps = 1;
 };
 
 // Everything a training checkpoint holds, in mmcv's checkpoint layout (`meta`, `state_dict`,
@@ -26,7 +35,9 @@ struct TrainingCheckpoint {
   LrSchedulerState scheduler;
   std::optional<LossScalerState> loss_scaler;
   TrainingProgress progress;
-  uint64_t seed = 0;
+  RunIdentity identity;
+  // Checkpoints written before the identity was recorded hold only the seed.
+  bool has_batch_identity = true;
   std::string config_text;  // the resolved config as YAML
 };
 

@@ -1,4 +1,6 @@
 #pragma once
+#include <c10/core/Device.h>
+
 #include <string>
 
 namespace olv2 {
@@ -7,7 +9,9 @@ namespace olv2 {
 std::string version_string();
 
 // The block logged at start, like mmdet's collect_env: platform, LibTorch version, CUDA
-// availability and devices, threads, BLAS library in use, compiler, git revision, config path.
-std::string environment_report(const std::string& config_path);
+// availability and devices, threads, BLAS library in use, compiler, git revision, whether
+// deterministic algorithms are in force, what the logs' `memory` measures on `device`, config
+// path.
+std::string environment_report(const std::string& config_path, const c10::Device& device);
 
 }  // namespace olv2

@@ -1,13 +1,6 @@
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <thread>
-
-#include "olv2/engine/checkpoint_keeper.h"
 #include "olv2/engine/optimizer_state.h"
 #include "olv2/engine/training_checkpoint.h"
 #include "olv2/util/error.h"
@@ -29,8 +22,8 @@ TrainingCheckpoint small_checkpoint(int64_t epoch, int64_t size = 16) {
   checkpoint.scheduler.iteration = 3 * epoch;
   checkpoint.scheduler.base_lrs = {1e-4, 2e-5};
   checkpoint.loss_scaler = LossScalerState{1024.0, 7, 3, 2, 1};
-  checkpoint.progress = {epoch, 3 * epoch, 0};
-  checkpoint.seed = 5;
+  checkpoint.progress = {epoch, 3 * epoch, 0, 0};
+  checkpoint.identity = {5, 1, 2, 3};
   checkpoint.config_text = "runner: {max_epochs: 2}\n";
   return checkpoint;
 }
@@ -50,7 +43,11 @@ TEST(TrainingCheckpoint, RoundTripsEveryPart) {
   EXPECT_EQ(read.loss_scaler->cur_hysteresis, 2);
   EXPECT_EQ(read.progress.epoch, 2);
   EXPECT_EQ(read.progress.iteration, 6);
-  EXPECT_EQ(read.seed, 5u);
+  EXPECT_EQ(read.identity.seed, 5u);
+  EXPECT_TRUE(read.has_batch_identity);
+  EXPECT_EQ(read.identity.world_size, 1);
+  EXPECT_EQ(read.identity.samples_per_gpu, 2);
+  EXPECT_EQ(read.identity.accumulation_steps, 3);
   EXPECT_EQ(read.config_text, "runner: {max_epochs: 2}\n");
 }
 
@@ -65,37 +62,6 @@ TEST(TrainingCheckpoint, WeightsComeFromOursMmcvsOrAPlainStateDict) {
   ASSERT_EQ(tensors.size(), 1u);
   EXPECT_EQ(tensors[0].first, "conv.weight");
   EXPECT_THROW(read_training_checkpoint(dir / "plain.pth"), Error);
-}
-
-TEST(CheckpointKeeper, PointsLatestAtTheNewestAndKeepsAtMostN) {
-  const fs::path dir = test::scratch_dir("keeper");
-  CheckpointKeeper keeper(dir, 2);
-  EXPECT_TRUE(keeper.latest().empty());
-  for (int64_t epoch = 1; epoch <= 4; ++epoch)
-    keeper.save("epoch_" + std::to_string(epoch) + ".pth", small_checkpoint(epoch));
-  EXPECT_FALSE(fs::exists(dir / "epoch_1.pth"));
-  EXPECT_FALSE(fs::exists(dir / "epoch_2.pth"));
-  EXPECT_TRUE(fs::exists(dir / "epoch_3.pth"));
-  EXPECT_EQ(read_training_checkpoint(keeper.latest()).progress.epoch, 4);
-}
-
-// A process killed while writing a checkpoint leaves the previous one whole.
-TEST(CheckpointKeeper, SigkillDuringAWriteLeavesThePreviousCheckpointLoadable) {
-  const fs::path dir = test::scratch_dir("sigkill");
-  CheckpointKeeper(dir, -1).save("epoch_1.pth", small_checkpoint(1));
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      CheckpointKeeper keeper(dir, -1);
-      for (;;) keeper.save("epoch_1.pth", small_checkpoint(2, 4 << 20));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(30 + 37 * attempt));
-    kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
-    const TrainingCheckpoint survivor = read_training_checkpoint(dir / "latest.pth");
-    EXPECT_TRUE(survivor.progress.epoch == 1 || survivor.progress.epoch == 2);
-  }
 }
 
 TEST(OptimizerState, AdamWStateRoundTripsInPythonLayout) {

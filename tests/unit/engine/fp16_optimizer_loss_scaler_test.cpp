@@ -145,27 +145,25 @@ TEST(Fp16OptimizerLossScaler, DescribeSaysWhichDeepSpeedScalerRuns) {
             "stops at the minimum): initial 2^16, window 1000, min 1");
 }
 
-// Through finish_optimizer_step: with DeepSpeed's default hysteresis 2 the
-// first overflow already halves the scale, as FP16_Optimizer ignores hysteresis.
+// Through the optimizer step: with DeepSpeed's default hysteresis 2 the first
+// overflow already halves the scale, as FP16_Optimizer ignores hysteresis.
 TEST(Fp16OptimizerLossScaler, HalvesAtTheFirstOverflowOfAnOptimizerStep) {
   torch::manual_seed(0);
   torch::nn::Linear layer(3, 2);
-  std::vector<torch::Tensor> params = layer->parameters();
+  const TrainableParams params{{"weight", "bias"}, {layer->weight, layer->bias}};
   ParamGroup group;
-  group.params = params;
+  group.params = params.tensors;
   group.lr = 1e-2;
   auto optimizer = build_optimizer({group}, AdamOptions{});
-  DeepSpeedScheduleOptions schedule_options;
-  schedule_options.warmup_type = "linear";
-  DeepSpeedSchedule schedule(schedule_options, {{1e-2, 1.0}});
   const std::unique_ptr<LossScaler> scaler =
       make_loss_scaler(LossScalerKind::kFp16Optimizer, LossScalerOptions{});
+  SingleProcessGradientSync sync;
 
   torch::Tensor loss = layer->forward(torch::ones({4, 3})).pow(2).sum();
   scaler->scale_loss(loss).backward();
-  params[0].mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
+  layer->weight.mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
   const StepOutcome outcome =
-      finish_optimizer_step(*optimizer, params, schedule, scaler.get(), GradClipOptions{});
+      apply_optimizer_step(*optimizer, params, scaler.get(), GradClipOptions{}, sync, 1);
   EXPECT_FALSE(outcome.applied);
   EXPECT_EQ(outcome.loss_scale, 65536.0);
   EXPECT_EQ(scaler->scale(), 32768.0);

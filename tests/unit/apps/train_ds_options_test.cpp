@@ -1,4 +1,4 @@
-#include "olv2/engine/train_options.h"
+#include "cli/train_ds_options.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ TEST(TrainOptions, Defaults) {
   const TrainOptions options = parse({"configs/baseline.yaml"});
   EXPECT_EQ(options.config_path, "configs/baseline.yaml");
   EXPECT_EQ(options.work_dir, "work_dirs/baseline");
-  EXPECT_EQ(options.seed, 0);
+  EXPECT_FALSE(options.seed.has_value());
   EXPECT_EQ(options.launcher, "none");
   EXPECT_FALSE(options.threads.has_value());
   EXPECT_FALSE(options.use_fp16);
@@ -57,7 +57,7 @@ TEST(TrainOptions, EveryFlag) {
   EXPECT_EQ(options.resume_from, "auto");
   EXPECT_EQ(options.load_from, "l.pth");
   EXPECT_TRUE(options.no_validate);
-  EXPECT_EQ(options.seed, 7);
+  EXPECT_EQ(options.seed, std::optional<int64_t>(7));
   EXPECT_TRUE(options.deterministic);
   EXPECT_EQ(options.launcher, "pytorch");
   EXPECT_EQ(options.local_rank, 1);

@@ -1,10 +1,10 @@
-#include "olv2/engine/train_options.h"
+#include "cli/train_ds_options.h"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 
-#include "olv2/util/command_line.h"
+#include "cli/command_line.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -20,7 +20,9 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
   app.add_option("--load-from,--load_from", options.load_from, "checkpoint to load weights from");
   app.add_flag("--no-validate,--no_validate", options.no_validate,
                "skip validation during training");
-  app.add_option("--seed", options.seed, "random seed")->capture_default_str();
+  app.add_option_function<int64_t>(
+      "--seed", [&options](const int64_t& seed) { options.seed = seed; },
+      "random seed (default: a resumed checkpoint's, else 0)");
   app.add_flag("--deterministic", options.deterministic, "use deterministic algorithms");
   app.add_option("--launcher", options.launcher, "job launcher")
       ->check(CLI::IsMember({"none", "pytorch"}))

@@ -1,6 +1,6 @@
 #pragma once
-// Command-line parsing shared by every program (src/apps, bench). Header-only: the library
-// itself never parses a command line, so it does not need CLI11 for this.
+// Command-line parsing shared by every program (src/apps, bench) through CLI11, which only the
+// programs link: the library never parses a command line.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>

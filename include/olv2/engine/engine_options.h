@@ -1,0 +1,46 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "olv2/config/config_node.h"
+
+namespace olv2 {
+
+// `checkpoint_config`, as mmcv's CheckpointHook reads it.
+struct CheckpointOptions {
+  int64_t interval = 1;       // epochs between `epoch_<k>.pth`; <= 0: none (the last still)
+  int64_t iter_interval = 0;  // optimizer steps between `iter_<n>.pth`; 0: none
+  int64_t max_keep = -1;      // files kept per series; <= 0 keeps all
+};
+
+// `evaluation`.
+struct EvaluationOptions {
+  int64_t interval = 1;  // epochs between validations (and after the last); 0: never
+  bool before_train = false;
+};
+
+// `log_config`.
+struct LogOptions {
+  int64_t interval = 10;       // optimizer steps per logged average
+  bool tensorboard = false;    // `TensorboardLoggerHook` in `hooks`
+  std::string level = "INFO";  // mmcv's `log_level`
+};
+
+// The engine's settings of a validated config, read once: the loop and its hooks never look
+// at the config again.
+struct EngineOptions {
+  int64_t max_epochs = 1;
+  int64_t workers_per_gpu = 1;
+  bool has_val_split = false;  // `data.val` exists
+  LogOptions log;
+  CheckpointOptions checkpoint;
+  EvaluationOptions evaluation;
+  std::string resume_from;  // `resume_from` (the flag already merged in); "auto": latest.pth
+  std::string load_from;
+  std::optional<int> threads;  // `threads`
+};
+
+EngineOptions engine_options_from_config(const ConfigNode& root);
+
+}  // namespace olv2

@@ -1,0 +1,31 @@
+#pragma once
+#include <filesystem>
+
+#include "olv2/data/dataset.h"
+#include "olv2/engine/engine_options.h"
+#include "olv2/engine/hook.h"
+
+namespace olv2 {
+
+// Validates on the val split (mmdet's EvalHook): before training when `before_train` is set
+// and the run starts from scratch, every `interval` epochs and after the last. Writes
+// `results_epoch_<k>.json`, logs the metrics table and leaves the metrics in
+// `context.validation` for the loggers of the same hook point.
+class EvaluationHook : public Hook {
+ public:
+  EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,
+                 std::filesystem::path work_dir, int64_t workers);
+  void before_run(TrainContext& context) override;
+  void before_epoch(TrainContext& context) override;
+  void after_epoch(TrainContext& context) override;
+
+ private:
+  void validate_now(TrainContext& context, int64_t epochs_done);
+
+  EvaluationOptions options_;
+  const OpenLaneV2Dataset& dataset_;
+  std::filesystem::path work_dir_;
+  int64_t workers_;
+};
+
+}  // namespace olv2

@@ -1,0 +1,24 @@
+#pragma once
+#include <filesystem>
+
+#include "olv2/engine/hook.h"
+#include "olv2/engine/json_log_file.h"
+
+namespace olv2 {
+
+// mmcv's JSON lines (`<timestamp>.log.json`): a train record every log interval and a val
+// record after every validation.
+class JsonLoggerHook : public Hook {
+ public:
+  explicit JsonLoggerHook(const std::filesystem::path& file) : file_(file) {}
+  void before_run(TrainContext& context) override { write_validation(context); }
+  void after_step(TrainContext& context) override;
+  void after_epoch(TrainContext& context) override { write_validation(context); }
+
+ private:
+  void write_validation(const TrainContext& context);
+
+  JsonLogFile file_;
+};
+
+}  // namespace olv2

@@ -1,0 +1,17 @@
+#pragma once
+#include "olv2/engine/hook.h"
+
+namespace olv2 {
+
+// Drives the LR schedule (mmcv's LrUpdaterHook; DeepSpeed's scheduler.step()): tells it each
+// epoch start and each step, writes its lrs into the optimizer's param groups before the step,
+// and reports whether the step was applied (a step skipped for overflow does not advance a
+// DeepSpeed schedule).
+class LrScheduleHook : public Hook {
+ public:
+  void before_epoch(TrainContext& context) override;
+  void before_step(TrainContext& context) override;
+  void after_step(TrainContext& context) override;
+};
+
+}  // namespace olv2

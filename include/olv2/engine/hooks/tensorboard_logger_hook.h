@@ -1,0 +1,25 @@
+#pragma once
+#include <filesystem>
+
+#include "olv2/engine/hook.h"
+#include "olv2/engine/tensorboard_writer.h"
+
+namespace olv2 {
+
+// TensorBoard scalars (mmcv's TensorboardLoggerHook) in `<work_dir>/tf_logs`: the train
+// averages, lr and loss scale every log interval, the metrics after every validation, all at
+// the optimizer-step count.
+class TensorboardLoggerHook : public Hook {
+ public:
+  explicit TensorboardLoggerHook(const std::filesystem::path& directory) : writer_(directory) {}
+  void before_run(TrainContext& context) override { write_validation(context); }
+  void after_step(TrainContext& context) override;
+  void after_epoch(TrainContext& context) override { write_validation(context); }
+
+ private:
+  void write_validation(const TrainContext& context);
+
+  TensorboardWriter writer_;
+};
+
+}  // namespace olv2

@@ -1,0 +1,73 @@
+#pragma once
+#include <c10/core/Device.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olv2/config/config_node.h"
+#include "olv2/data/data_loader.h"
+#include "olv2/data/dataset.h"
+#include "olv2/engine/engine_options.h"
+#include "olv2/engine/hook.h"
+#include "olv2/engine/train_context.h"
+#include "olv2/engine/train_options.h"
+#include "olv2/engine/training_settings.h"
+#include "olv2/solver/param_groups.h"
+
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace olv2 {
+
+// Where a run writes: its work dir and the timestamp its `.log` and `.log.json` share.
+struct RunFiles {
+  std::filesystem::path work_dir;
+  std::string timestamp;
+};
+
+// The device a rank trains on: CUDA device `local_rank` when CUDA is available (not with
+// CUDA_VISIBLE_DEVICES=-1), else the CPU.
+c10::Device training_device(int local_rank);
+
+// One `train_ds` run, built from a validated config and the command line: the model (through
+// the type-name registry), the data, the solver, the loss scaler, a resumed checkpoint's state
+// or loaded weights, and the hooks in the order they act (timer, LR schedule, optimizer step,
+// checkpoints, evaluation, the loggers). run() hands them to the Trainer loop.
+class TrainingRun {
+ public:
+  TrainingRun(const ConfigNode& config, EngineOptions engine, const TrainOptions& options,
+              RunFiles files);
+  ~TrainingRun();
+
+  void run();
+
+ private:
+  void build_model(const ConfigNode& model_config);
+  void build_data(const ConfigNode& config);
+  void build_solver();
+  void restore(const std::filesystem::path& checkpoint_path);
+  void load_weights(const std::string& path);
+  std::vector<std::unique_ptr<Hook>> build_hooks() const;
+
+  EngineOptions engine_;
+  TrainingSettings settings_;
+  TrainOptions options_;
+  RunFiles files_;
+  std::optional<TrainingCheckpoint> resumed_;
+
+  std::shared_ptr<DetectorImpl> model_;
+  std::unique_ptr<OpenLaneV2Dataset> train_set_;
+  std::unique_ptr<OpenLaneV2Dataset> val_set_;
+  std::unique_ptr<DataLoader> loader_;
+  std::vector<ParamGroup> groups_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<LrScheduler> scheduler_;
+  std::unique_ptr<LossScaler> scaler_;
+  TrainContext context_;
+};
+
+}  // namespace olv2

@@ -1,0 +1,46 @@
+#include "olv2/engine/hooks/iter_timer_hook.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "olv2/engine/train_context.h"
+#include "olv2/util/peak_memory.h"
+
+namespace olv2 {
+
+void IterTimerHook::before_epoch(TrainContext& context) {
+  // mmcv clears the buffer at every epoch start: an interval never spans two epochs.
+  context.log_buffer.clear();
+  context.log_due = false;
+}
+
+void IterTimerHook::before_step(TrainContext& context) {
+  if (context.log_due) {
+    context.log_buffer.clear_output();
+    context.log_due = false;
+  }
+}
+
+void IterTimerHook::after_step(TrainContext& context) {
+  StepState& step = context.step;
+  step.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - step.start).count();
+  step_seconds_ += step.time;
+  ++steps_;
+  const int64_t remaining = context.max_epochs * context.steps_per_epoch - context.iteration;
+  context.eta_seconds = step_seconds_ / static_cast<double>(steps_) *
+                        static_cast<double>(std::max<int64_t>(remaining, 0));
+
+  LogBuffer& buffer = context.log_buffer;
+  buffer.update("data_time", step.data_time);
+  for (const auto& [name, value] : step.terms) buffer.update(name, value);
+  buffer.update("loss", step.loss);
+  if (std::isfinite(step.outcome.grad_norm)) buffer.update("grad_norm", step.outcome.grad_norm);
+  buffer.update("time", step.time);
+  if ((step.in_epoch + 1) % log_interval_ == 0) {
+    buffer.average(static_cast<size_t>(log_interval_));
+    context.memory_mb = peak_memory_mb(context.device);
+    context.log_due = true;
+  }
+}
+
+}  // namespace olv2

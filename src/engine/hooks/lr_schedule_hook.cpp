@@ -1,0 +1,21 @@
+#include "olv2/engine/hooks/lr_schedule_hook.h"
+
+#include "olv2/engine/train_context.h"
+#include "olv2/solver/optimizer.h"
+
+namespace olv2 {
+
+void LrScheduleHook::before_epoch(TrainContext& context) {
+  context.scheduler->begin_epoch(context.epoch);
+}
+
+void LrScheduleHook::before_step(TrainContext& context) {
+  context.scheduler->begin_iteration(context.iteration);
+  set_group_lrs(*context.optimizer, context.scheduler->lrs());
+}
+
+void LrScheduleHook::after_step(TrainContext& context) {
+  context.scheduler->end_step(context.step.outcome.applied);
+}
+
+}  // namespace olv2

@@ -1,0 +1,25 @@
+#include "olv2/engine/hooks/tensorboard_logger_hook.h"
+
+#include "olv2/engine/train_context.h"
+#include "olv2/engine/train_log.h"
+#include "olv2/solver/optimizer.h"
+
+namespace olv2 {
+
+void TensorboardLoggerHook::after_step(TrainContext& context) {
+  if (!context.log_due) return;
+  const int64_t step = context.iteration;
+  for (const auto& [key, value] : context.log_buffer.output())
+    writer_.add_scalar("train/" + key, value, step);
+  writer_.add_scalar("train/lr", group_lrs(*context.optimizer).front(), step);
+  if (context.scaler != nullptr)
+    writer_.add_scalar("train/loss_scale", context.scaler->scale(), step);
+}
+
+void TensorboardLoggerHook::write_validation(const TrainContext& context) {
+  if (!context.validation) return;
+  for (const auto& [key, value] : headline_metrics(context.validation->metrics))
+    writer_.add_scalar("val/" + key, value, context.iteration);
+}
+
+}  // namespace olv2

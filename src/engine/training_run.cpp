@@ -1,0 +1,220 @@
+#include "olv2/engine/training_run.h"
+
+#include <torch/cuda.h>
+#include <torch/optim/optimizer.h>
+#include <torch/utils.h>
+
+#include "olv2/config/config_json.h"
+#include "olv2/config/config_loader.h"
+#include "olv2/data/dataset_builder.h"
+#include "olv2/data/sampler.h"
+#include "olv2/engine/deepspeed_config.h"
+#include "olv2/engine/hooks/checkpoint_hook.h"
+#include "olv2/engine/hooks/evaluation_hook.h"
+#include "olv2/engine/hooks/iter_timer_hook.h"
+#include "olv2/engine/hooks/json_logger_hook.h"
+#include "olv2/engine/hooks/lr_schedule_hook.h"
+#include "olv2/engine/hooks/optimizer_hook.h"
+#include "olv2/engine/hooks/tensorboard_logger_hook.h"
+#include "olv2/engine/hooks/text_logger_hook.h"
+#include "olv2/engine/optimizer_state.h"
+#include "olv2/engine/resume.h"
+#include "olv2/engine/trainer.h"
+#include "olv2/models/build.h"
+#include "olv2/solver/optimizer.h"
+#include "olv2/util/error.h"
+#include "olv2/util/logging.h"
+
+namespace olv2 {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<DeepSpeedConfig> deepspeed_config_of(const ConfigNode& config,
+                                                   const TrainOptions& options) {
+  if (!options.use_ds) return std::nullopt;
+  if (!options.deepspeed_config.empty()) return read_deepspeed_config(options.deepspeed_config);
+  const ConfigNode* ds = config.find("ds");
+  if (ds == nullptr || ds->is_null()) {
+    throw input_error(
+        "--use-ds needs a DeepSpeed JSON: --deepspeed-config FILE or the config's `ds`");
+  }
+  if (ds->is_scalar()) return read_deepspeed_config(ds->as_string());
+  return parse_deepspeed_config(config_to_json(*ds).dump(), ds->where());
+}
+
+}  // namespace
+
+c10::Device training_device(int local_rank) {
+  return torch::cuda::is_available() ? c10::Device(c10::kCUDA, local_rank) : c10::Device(c10::kCPU);
+}
+
+TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
+                         const TrainOptions& options, RunFiles files)
+    : engine_(std::move(engine)), options_(options), files_(std::move(files)) {
+  settings_ = training_settings_from_config(config, options.use_fp16);
+  if (auto ds = deepspeed_config_of(config, options)) {
+    settings_ = apply_deepspeed_config(settings_, *ds, 1);
+    for (const std::string& ignored : ds->ignored)
+      spdlog::info("DeepSpeed JSON key ignored: {}", ignored);
+  }
+  for (const std::string& source : settings_.sources) spdlog::info("setting {}", source);
+
+  const fs::path resume_path = resume_checkpoint_path(engine_.resume_from, files_.work_dir);
+  if (!resume_path.empty()) resumed_ = read_training_checkpoint(resume_path);
+  RunIdentity& identity = context_.identity;
+  identity.seed = run_seed(options.seed, resumed_ ? &*resumed_ : nullptr, resume_path);
+  identity.world_size = 1;
+  identity.samples_per_gpu = settings_.samples_per_gpu;
+  identity.accumulation_steps = settings_.accumulation_steps;
+  if (resumed_) check_same_trajectory(identity, *resumed_, resume_path);
+  spdlog::info("seed {}{}", identity.seed,
+               options.seed || !resumed_ ? "" : " (the resumed checkpoint's)");
+
+  context_.device = training_device(options.local_rank);
+  context_.config_text = to_yaml(config);
+  context_.max_epochs = engine_.max_epochs;
+  // The initial weights derive from the seed, like everything else random in a run.
+  torch::manual_seed(identity.seed);
+  build_model(config.at("model"));
+  build_data(config);
+  build_solver();
+  if (resumed_) {
+    restore(resume_path);
+  } else if (!engine_.load_from.empty()) {
+    load_weights(engine_.load_from);
+  }
+}
+
+TrainingRun::~TrainingRun() = default;
+
+void TrainingRun::build_model(const ConfigNode& model_config) {
+  model_ = build_detector(model_config);
+  model_->to(context_.device);
+  context_.model = model_.get();
+  spdlog::info("model {} on {}", model_config.at("type").as_string(), context_.device.str());
+}
+
+void TrainingRun::build_data(const ConfigNode& config) {
+  const uint64_t seed = context_.identity.seed;
+  train_set_ = build_dataset(config, "train", seed);
+  if (!options_.no_validate && engine_.has_val_split) {
+    val_set_ = build_dataset(config, "val", seed);
+  }
+  SamplerOptions sampler;
+  sampler.dataset_size = static_cast<int64_t>(train_set_->size());
+  sampler.seed = seed;
+  DataLoaderOptions loader;
+  loader.samples_per_gpu = settings_.samples_per_gpu;
+  loader.workers_per_gpu = engine_.workers_per_gpu;
+  loader.pin_memory = context_.device.is_cuda();
+  loader_ = std::make_unique<DataLoader>(
+      *train_set_, std::make_shared<DistributedGroupSampler>(sampler, settings_.samples_per_gpu),
+      loader);
+  context_.micro_batches_per_epoch = loader_->batches_per_epoch();
+  const int64_t accumulation = settings_.accumulation_steps;
+  context_.steps_per_epoch = (context_.micro_batches_per_epoch + accumulation - 1) / accumulation;
+  spdlog::info(
+      "train: {} frames, {} micro-batches of {} per epoch, {} optimizer steps (accumulation {})",
+      train_set_->size(), context_.micro_batches_per_epoch, settings_.samples_per_gpu,
+      context_.steps_per_epoch, accumulation);
+}
+
+void TrainingRun::build_solver() {
+  groups_ = build_param_groups(model_->named_parameters(), settings_.solver.param_group_rules());
+  for (const ParamGroup& group : groups_) {
+    context_.params.names.insert(context_.params.names.end(), group.names.begin(),
+                                 group.names.end());
+    context_.params.tensors.insert(context_.params.tensors.end(), group.params.begin(),
+                                   group.params.end());
+    spdlog::info("param group `{}`: {} tensors, lr {}, weight_decay {}",
+                 group.custom_key.empty() ? "default" : group.custom_key, group.params.size(),
+                 group.lr, group.weight_decay);
+  }
+  optimizer_ = build_optimizer(groups_, settings_.solver.adam);
+  scheduler_ = build_lr_scheduler(settings_, groups_, engine_.max_epochs, context_.steps_per_epoch);
+  spdlog::info("lr schedule: {}", scheduler_->describe());
+  const PrecisionSettings& precision = settings_.precision;
+  if (precision.fp16) {
+    scaler_ = make_loss_scaler(precision.scaler_kind, precision.scaler);
+    spdlog::info("mixed precision: {} autocast with {}",
+                 context_.device.is_cuda() ? "fp16" : "bf16 (fp16 is CUDA-only)",
+                 scaler_->describe());
+  } else if (precision.bf16) {
+    spdlog::info("mixed precision: bf16 autocast, no loss scaler");
+  }
+  for (const std::string& note : settings_.notes) spdlog::info("{}", note);
+  context_.optimizer = optimizer_.get();
+  context_.scheduler = scheduler_.get();
+  context_.scaler = scaler_.get();
+}
+
+void TrainingRun::restore(const fs::path& checkpoint_path) {
+  const TrainingCheckpoint& checkpoint = *resumed_;
+  load_state_dict(*model_, checkpoint.state_dict);
+  adam_state_from_pth(*optimizer_, checkpoint.optimizer);
+  scheduler_->load_state(checkpoint.scheduler);
+  if (scaler_ && checkpoint.loss_scaler) {
+    try {
+      scaler_->load_state(*checkpoint.loss_scaler);
+    } catch (const Error& error) {
+      throw input_error("cannot resume " + checkpoint_path.string() + ": " + error.what());
+    }
+  }
+  context_.start_epoch = checkpoint.progress.epoch;
+  context_.iteration = checkpoint.progress.iteration;
+  context_.epoch_batches = checkpoint.progress.epoch_batches;
+  context_.epoch_position = checkpoint.progress.epoch_position;
+  spdlog::info("resumed from {}: epoch {}, iter {}", checkpoint_path.string(), context_.start_epoch,
+               context_.iteration);
+}
+
+void TrainingRun::load_weights(const std::string& path) {
+  LoadStateDictOptions load_options;
+  load_options.strict = false;
+  const LoadStateDictReport report =
+      load_state_dict(*model_, read_checkpoint_weights(path), load_options);
+  spdlog::info("loaded weights from {} ({} missing, {} unexpected keys)", path,
+               report.missing_keys.size(), report.unexpected_keys.size());
+  for (const std::string& key : report.missing_keys)
+    spdlog::warn("missing key in {}: {}", path, key);
+  for (const std::string& key : report.unexpected_keys)
+    spdlog::warn("unexpected key in {}: {}", path, key);
+}
+
+std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
+  std::vector<std::unique_ptr<Hook>> hooks;
+  hooks.push_back(std::make_unique<IterTimerHook>(engine_.log.interval));
+  hooks.push_back(std::make_unique<LrScheduleHook>());
+  hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip,
+                                                  std::make_unique<SingleProcessGradientSync>()));
+  hooks.push_back(std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
+  if (val_set_) {
+    hooks.push_back(std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
+                                                     engine_.workers_per_gpu));
+  }
+  hooks.push_back(std::make_unique<TextLoggerHook>());
+  hooks.push_back(
+      std::make_unique<JsonLoggerHook>(files_.work_dir / (files_.timestamp + ".log.json")));
+  if (engine_.log.tensorboard) {
+    hooks.push_back(std::make_unique<TensorboardLoggerHook>(files_.work_dir / "tf_logs"));
+  }
+  return hooks;
+}
+
+void TrainingRun::run() {
+  TrainStepOptions step;
+  step.seed = context_.identity.seed;
+  const PrecisionSettings& precision = settings_.precision;
+  if (precision.fp16 || precision.bf16) {
+    AutocastState autocast;
+    autocast.enabled = true;
+    autocast.dtype = (precision.fp16 && context_.device.is_cuda()) ? c10::ScalarType::Half
+                                                                   : c10::ScalarType::BFloat16;
+    step.autocast = autocast;
+  }
+  Trainer(context_, *loader_, step, build_hooks()).run();
+}
+
+}  // namespace olv2

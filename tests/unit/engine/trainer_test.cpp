@@ -1,0 +1,176 @@
+// The training loop: the order of hook points, accumulation, and where a mid-epoch resume
+// starts, on a one-parameter model over fake samples.
+#include "olv2/engine/trainer.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <set>
+
+#include "olv2/data/sampler.h"
+#include "olv2/engine/hooks/lr_schedule_hook.h"
+#include "olv2/engine/hooks/optimizer_hook.h"
+#include "olv2/solver/optimizer.h"
+#include "olv2/solver/param_groups.h"
+
+namespace olv2 {
+namespace {
+
+// loss = (w · mean(images) − 1)²
+class ScalarDetectorImpl : public DetectorImpl {
+ public:
+  ScalarDetectorImpl() { weight = register_parameter("weight", torch::zeros({1})); }
+  LossMap forward_train(const Batch& batch) override {
+    return {{"loss_fit", (weight * batch.images.mean() - 1.0).pow(2).sum()}};
+  }
+  std::vector<FramePrediction> predict(const Batch& /*batch*/) override { return {}; }
+  void set_dropout(double /*p*/) override {}
+  torch::Tensor weight;
+};
+
+Sample fake_sample(int64_t index) {
+  Sample sample;
+  sample.index = index;
+  sample.img = torch::full({1, 3, 2, 2}, 1.0f);
+  sample.lidar2img = torch::eye(4, torch::kFloat64).unsqueeze(0);
+  sample.can_bus = torch::zeros({18}, torch::kFloat64);
+  return sample;
+}
+
+// Records every hook point with the step it saw.
+class RecordingHook : public Hook {
+ public:
+  explicit RecordingHook(std::vector<std::string>& events) : events_(events) {}
+  void before_run(TrainContext&) override { events_.push_back("before_run"); }
+  void before_epoch(TrainContext& c) override {
+    events_.push_back("before_epoch " + std::to_string(c.epoch));
+  }
+  void before_step(TrainContext& c) override {
+    events_.push_back("before_step " + std::to_string(c.step.in_epoch) + " of " +
+                      std::to_string(c.step.micro_batches));
+  }
+  void after_backward(TrainContext& c) override {
+    events_.push_back("after_backward idx " + std::to_string(c.step.last_idx));
+  }
+  void after_step(TrainContext& c) override {
+    events_.push_back("after_step iter " + std::to_string(c.iteration));
+  }
+  void after_epoch(TrainContext& c) override {
+    events_.push_back("after_epoch " + std::to_string(c.epoch));
+  }
+  void after_run(TrainContext&) override { events_.push_back("after_run"); }
+
+ private:
+  std::vector<std::string>& events_;
+};
+
+class ConstantLr : public LrScheduler {
+ public:
+  const std::vector<double>& lrs() const override { return lrs_; }
+  LrSchedulerState state() const override { return {}; }
+  void load_state(const LrSchedulerState&) override {}
+  std::string name() const override { return "constant"; }
+  std::string describe() const override { return "constant"; }
+
+ private:
+  std::vector<double> lrs_{0.1};
+};
+
+struct Fixture {
+  explicit Fixture(int64_t samples, int64_t accumulation) {
+    model = std::make_shared<ScalarDetectorImpl>();
+    ParamGroup group;
+    group.names = {"weight"};
+    group.params = {model->weight};
+    group.lr = 0.1;
+    optimizer = build_optimizer({group}, AdamOptions{});
+    context.model = model.get();
+    context.optimizer = optimizer.get();
+    context.scheduler = &schedule;
+    context.params = {{"weight"}, {model->weight}};
+    context.identity.samples_per_gpu = 1;
+    context.identity.accumulation_steps = accumulation;
+    SamplerOptions sampler;
+    sampler.dataset_size = samples;
+    DataLoaderOptions options;
+    options.samples_per_gpu = 1;
+    options.workers_per_gpu = 0;
+    loader = std::make_unique<DataLoader>(
+        [this](int64_t index, int64_t) -> std::optional<Sample> {
+          loaded.insert(index);
+          return fake_sample(index);
+        },
+        std::make_shared<DistributedSampler>(sampler, false), options);
+    context.micro_batches_per_epoch = loader->batches_per_epoch();
+    context.steps_per_epoch = (context.micro_batches_per_epoch + accumulation - 1) / accumulation;
+  }
+
+  void run(int64_t epochs, std::vector<std::string>& events) {
+    context.max_epochs = epochs;
+    std::vector<std::unique_ptr<Hook>> hooks;
+    hooks.push_back(std::make_unique<LrScheduleHook>());
+    hooks.push_back(std::make_unique<OptimizerHook>(std::nullopt,
+                                                    std::make_unique<SingleProcessGradientSync>()));
+    hooks.push_back(std::make_unique<RecordingHook>(events));
+    Trainer(context, *loader, TrainStepOptions{}, std::move(hooks)).run();
+  }
+
+  std::shared_ptr<ScalarDetectorImpl> model;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  ConstantLr schedule;
+  TrainContext context;
+  std::unique_ptr<DataLoader> loader;
+  std::set<int64_t> loaded;
+};
+
+TEST(Trainer, CallsTheHookPointsInOrderWithAShortLastStep) {
+  Fixture fixture(5, 2);
+  std::vector<std::string> events;
+  fixture.run(1, events);
+  const std::vector<std::string> expected = {
+      "before_run",         "before_epoch 0",       "before_step 0 of 2",   "after_backward idx 1",
+      "after_step iter 1",  "before_step 1 of 2",   "after_backward idx 3", "after_step iter 2",
+      "before_step 2 of 1", "after_backward idx 4", "after_step iter 3",    "after_epoch 0",
+      "after_run"};
+  EXPECT_EQ(events, expected);
+  EXPECT_EQ(fixture.context.iteration, 3);
+}
+
+TEST(Trainer, TheOptimizerHookTrainsTheModel) {
+  Fixture fixture(4, 1);
+  std::vector<std::string> events;
+  const double before = fixture.model->weight.item<double>();
+  fixture.run(3, events);
+  EXPECT_EQ(fixture.context.iteration, 12);
+  EXPECT_GT(fixture.model->weight.item<double>(), before + 0.5);
+}
+
+TEST(Trainer, AMidEpochResumeStartsAtItsPositionWithoutLoadingEarlierBatches) {
+  Fixture fixture(6, 2);
+  fixture.context.start_epoch = 0;
+  fixture.context.iteration = 1;
+  fixture.context.epoch_batches = 2;
+  fixture.context.epoch_position = 2;
+  std::vector<std::string> events;
+  fixture.run(2, events);
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events[2], "before_step 1 of 2");
+  EXPECT_EQ(events[3], "after_backward idx 3");
+  EXPECT_EQ(fixture.context.iteration, 1 + 2 + 3);
+  // Epoch 0 loaded only positions 2..5; epoch 1 loads all six.
+  EXPECT_EQ(fixture.loaded, (std::set<int64_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Trainer, AResumedEpochDoesNotDecodeTheTrainedBatches) {
+  Fixture fixture(6, 1);
+  fixture.context.epoch_batches = 4;
+  fixture.context.epoch_position = 4;
+  fixture.context.iteration = 4;
+  std::vector<std::string> events;
+  fixture.run(1, events);
+  EXPECT_EQ(fixture.loaded, (std::set<int64_t>{4, 5}));
+  EXPECT_EQ(fixture.context.iteration, 6);
+}
+
+}  // namespace
+}  // namespace olv2
