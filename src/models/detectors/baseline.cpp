@@ -6,6 +6,7 @@
 
 #include "olv2/util/activation_checkpoint.h"
 #include "olv2/util/autocast_guard.h"
+#include "olv2/util/collective.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -136,9 +137,9 @@ BaselineTrainOutputs BaselineImpl::forward_train_detailed(const Batch& batch) {
   out.lcte = out.lcte.to(at::kFloat);
   BaselineTrainOutputs result;
   DetrHeadLosses lc =
-      lc_head_->loss(out.lc, batch.gt_lc, batch.gt_lc_labels, out.lc_geometry, reduce_mean_);
+      lc_head_->loss(out.lc, batch.gt_lc, batch.gt_lc_labels, out.lc_geometry, all_reduce_mean);
   DetrHeadLosses te =
-      te_head_->loss(out.te, batch.gt_te, batch.gt_te_labels, out.te_geometry, reduce_mean_);
+      te_head_->loss(out.te, batch.gt_te, batch.gt_te_labels, out.te_geometry, all_reduce_mean);
   for (auto& [name, value] : lc.losses) result.losses.emplace_back("lc_" + name, value);
   for (auto& [name, value] : te.losses) result.losses.emplace_back("te_" + name, value);
   result.lc_assign = lc.assign_results.back();

@@ -26,13 +26,6 @@ class DetectorImpl : public torch::nn::Module {
   virtual std::vector<FramePrediction> predict(const Batch& batch) = 0;
   // Sets every dropout probability of the model (0 makes training deterministic).
   virtual void set_dropout(double p) = 0;
-  // Averages a count over the ranks of a distributed run (identity when unset).
-  void set_reduce_mean(std::function<double(double)> reduce_mean) {
-    reduce_mean_ = std::move(reduce_mean);
-  }
-
- protected:
-  std::function<double(double)> reduce_mean_;
 };
 
 // The sum of all losses.
