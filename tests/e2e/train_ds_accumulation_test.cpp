@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/frame_pairs.h"
 #include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
@@ -18,40 +18,18 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-struct FrameRef {
-  std::string segment;
-  std::string file;
-};
+using test::FrameRef;
 
 fs::path dataset() {
   return test::synthetic_dataset("accumulation",
                                  "--frames 24 --val-frames 2 --image-scale 0.0625 --seed 11");
 }
 
-// Train frames grouped by (lane count, traffic-element count).
 std::map<std::pair<size_t, size_t>, std::vector<FrameRef>> frames_by_counts() {
-  std::ifstream collection(dataset() / "data_dict_synthetic.json");
-  const Json root = Json::parse(collection);
-  std::map<std::pair<size_t, size_t>, std::vector<FrameRef>> groups;
-  for (const auto& [segment, files] : root.at("train").items()) {
-    for (const auto& file : files) {
-      const std::string name = file.get<std::string>();
-      std::ifstream info(dataset() / "train" / segment / "info" / name);
-      const Json frame = Json::parse(info);
-      const auto& annotation = frame.at("annotation");
-      groups[{annotation.at("lane_centerline").size(), annotation.at("traffic_element").size()}]
-          .push_back({segment, name});
-    }
-  }
-  return groups;
+  return test::frames_by_counts(dataset());
 }
 
-// A collection `<dir>/<stem>.json` whose train split holds exactly `frames`.
-void write_collection(const fs::path& file, const std::vector<FrameRef>& frames) {
-  Json train = Json::object();
-  for (const FrameRef& frame : frames) train[frame.segment].push_back(frame.file);
-  std::ofstream(file) << Json{{"train", train}}.dump();
-}
+using test::write_collection;
 
 Json first_train_record(const fs::path& work_dir) {
   const std::vector<Json> records = test::json_log_records(work_dir, "train");
@@ -76,9 +54,7 @@ Json one_step(const fs::path& meta_root, const std::string& tag, int samples_per
   return first_train_record(work_dir);
 }
 
-// Relative 1e-5 (float32 sums in another order), and at least the JSON log's rounding to 5
-// decimals (as mmcv's), by which two equal values may differ by 1e-5.
-double tolerance(double value) { return std::max(1e-5 + 1e-9, 1e-5 * std::abs(value)); }
+double tolerance(double value) { return test::sum_order_tolerance(value); }
 
 TEST(GradientAccumulation, TwoStepsOfOneEqualOneStepOfTwoForFramesWithEqualCounts) {
   const auto groups = frames_by_counts();
