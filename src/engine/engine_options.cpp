@@ -41,6 +41,12 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
     out.interval = evaluation->get<int64_t>("interval", out.interval);
     out.before_train = evaluation->get<bool>("before_train", out.before_train);
   }
+  if (const ConfigNode* dist = root.find("dist_params")) {
+    DistributedOptions& out = options.dist;
+    out.backend = dist->get<std::string>("backend", out.backend);
+    out.timeout_s = dist->get<double>("timeout_s", out.timeout_s);
+    out.bucket_cap_mb = dist->get<double>("bucket_cap_mb", out.bucket_cap_mb);
+  }
   options.resume_from = optional_path(root, "resume_from");
   options.load_from = optional_path(root, "load_from");
   if (const ConfigNode* threads = root.find("threads"); threads != nullptr && !threads->is_null())

@@ -6,13 +6,17 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
 #include "olv2/engine/engine_options.h"
+#include "olv2/engine/launch_environment.h"
+#include "olv2/engine/process_group.h"
 #include "olv2/engine/train_config.h"
 #include "olv2/engine/training_run.h"
+#include "olv2/util/collective.h"
 #include "olv2/util/determinism.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
 #include "olv2/util/logging.h"
+#include "olv2/util/stop_request.h"
 #include "olv2/util/threads.h"
 
 namespace olv2 {
@@ -35,6 +39,38 @@ void log_config_notes(const ConfigNode& config) {
   if (!kept.empty()) spdlog::info("config variables kept as written, no effect: {}", kept);
   for (const std::string& note : ignored_keys_in(config))
     spdlog::info("config key ignored: {}", note);
+}
+
+std::string rank_prefixed(int64_t rank, const std::string& message) {
+  const std::string prefix = "rank " + std::to_string(rank) + ": ";
+  return message.rfind(prefix, 0) == 0 ? message : prefix + message;
+}
+
+// Only rank 0 writes into the work dir (the config copy, logs, checkpoints, results); the other
+// ranks log warnings and errors to the console.
+void train(const ConfigNode& config, const EngineOptions& engine, const TrainOptions& options,
+           const c10::Device& device, Collective& collective) {
+  const bool main_rank = collective.rank() == 0;
+  const fs::path work_dir(options.work_dir);
+  RunFiles files{work_dir, log_timestamp()};
+  if (main_rank) {
+    std::error_code error;
+    fs::create_directories(work_dir, error);
+    if (error)
+      throw runtime_error(work_dir.string() + ": cannot create work dir: " + error.message());
+    write_file_atomic(work_dir / fs::path(options.config_path).filename(), to_yaml(config));
+  }
+  setup_logging(main_rank ? work_dir / (files.timestamp + ".log") : fs::path(), main_rank);
+  if (main_rank) set_log_level(engine.log.level);
+  spdlog::info("{}", environment_report(options.config_path, device,
+                                        {{"world size", std::to_string(collective.world_size())},
+                                         {"rank", std::to_string(collective.rank())},
+                                         {"backend", collective.backend()}}));
+  spdlog::info("Config:\n{}", to_yaml(config));
+  log_config_notes(config);
+  TrainingRun run(config, engine, options, files, device, collective);
+  run.run();
+  spdlog::info("training finished; work dir {}", work_dir.string());
 }
 
 }  // namespace
@@ -60,25 +96,29 @@ int run_train_command(const TrainOptions& options) {
     return 0;
   }
   const EngineOptions engine = engine_options_from_config(config);
+  const LaunchEnvironment launch = launch_environment(options);
   set_thread_count(options.threads.value_or(engine.threads.value_or(default_thread_count())));
   if (options.deterministic) use_deterministic_algorithms();
-
-  const fs::path work_dir(options.work_dir);
-  std::error_code error;
-  fs::create_directories(work_dir, error);
-  if (error)
-    throw runtime_error(work_dir.string() + ": cannot create work dir: " + error.message());
-  write_file_atomic(work_dir / fs::path(options.config_path).filename(), to_yaml(config));
-
-  RunFiles files{work_dir, log_timestamp()};
-  setup_logging(work_dir / (files.timestamp + ".log"));
-  set_log_level(engine.log.level);
-  spdlog::info("{}", environment_report(options.config_path, training_device(options.local_rank)));
-  spdlog::info("Config:\n{}", to_yaml(config));
-  log_config_notes(config);
-  TrainingRun run(config, engine, options, files);
-  run.run();
-  spdlog::info("training finished; work dir {}", work_dir.string());
+  const c10::Device device = training_device(static_cast<int>(launch.local_rank));
+  // --launcher pytorch always builds the process group, one rank included.
+  std::shared_ptr<Collective> collective;
+  if (options.launcher == "pytorch") {
+    collective = std::make_shared<ProcessGroupCollective>(launch, engine.dist, device);
+  } else {
+    collective = std::make_shared<SingleProcessCollective>();
+  }
+  install_process_collective(collective);
+  install_stop_request_handlers();
+  try {
+    train(config, engine, options, device, *collective);
+  } catch (const Error& error) {
+    if (collective->rank() == 0) throw;
+    throw Error(rank_prefixed(collective->rank(), error.what()), error.status());
+  } catch (const std::exception& error) {
+    if (collective->rank() == 0) throw;
+    throw runtime_error(rank_prefixed(collective->rank(), error.what()));
+  }
+  install_process_collective(nullptr);
   return 0;
 }
 

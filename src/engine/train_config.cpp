@@ -35,8 +35,10 @@ Schema train_config_schema() {
       .optional("evaluation", evaluation_schema())
       .optional("checkpoint_config", checkpoint_config_schema())
       .optional("log_config", log_config_schema())
-      .optional("dist_params",
-                Schema::map().optional("backend", Schema::string().choices({"nccl", "gloo"})))
+      .optional("dist_params", Schema::map()
+                                   .optional("backend", Schema::string().choices({"nccl", "gloo"}))
+                                   .optional("timeout_s", Schema::number().range(0.001, 1e9))
+                                   .optional("bucket_cap_mb", Schema::number().range(0.001, 1e6)))
       .optional("log_level", Schema::string().choices({"DEBUG", "INFO", "WARNING", "ERROR"}))
       .optional("load_from", Schema::string().nullable())
       .optional("resume_from", Schema::string().nullable())
@@ -55,7 +57,6 @@ std::vector<std::string> ignored_keys_in(const ConfigNode& root) {
   };
   note(root.find("custom_imports"), "Python plug-in import; the models are built in");
   note(root.find("workflow"), "always train, then validate every evaluation.interval epochs");
-  note(root.find("dist_params"), "backend chosen by device: NCCL on CUDA, Gloo on CPU");
   if (const ConfigNode* data = root.find("data")) {
     note(data->find("shuffler_sampler"),
          "training data is always sharded per rank and shuffled per epoch");

@@ -3,9 +3,11 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <csignal>
 
 #include "olv2/engine/python_format.h"
 #include "olv2/util/error.h"
+#include "olv2/util/stop_request.h"
 
 namespace olv2 {
 
@@ -85,6 +87,22 @@ void Trainer::run_step(std::optional<Batch> batch) {
   call(&Hook::after_backward);
   ++context_.iteration;
   call(&Hook::after_step);
+  stop_if_requested();
+}
+
+void Trainer::stop_if_requested() {
+  int signal = stop_request_signal();
+  // Every rank stops after the same step, or one would wait for the others forever.
+  if (context_.collective != nullptr) {
+    std::vector<at::Tensor> flag = {torch::full({1}, static_cast<double>(signal), torch::kDouble)};
+    context_.collective->all_reduce_sum(flag);
+    if (signal == 0 && flag[0].item<double>() > 0.0) signal = SIGTERM;
+  }
+  if (signal == 0) return;
+  throw Error(std::string("stopped by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                  " after iter " + std::to_string(context_.iteration) +
+                  "; the checkpoints written so far are complete (resume with --resume-from)",
+              static_cast<ExitStatus>(128 + signal));
 }
 
 void Trainer::run_micro_batch(const Batch& host_batch) {

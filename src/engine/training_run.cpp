@@ -8,6 +8,7 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/data/sampler.h"
+#include "olv2/engine/all_reduce_gradient_sync.h"
 #include "olv2/engine/deepspeed_config.h"
 #include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/hooks/evaluation_hook.h"
@@ -44,6 +45,15 @@ std::optional<DeepSpeedConfig> deepspeed_config_of(const ConfigNode& config,
   return parse_deepspeed_config(config_to_json(*ds).dump(), ds->where());
 }
 
+// Every rank starts from rank 0's parameters and buffers, as DDP does at construction.
+void broadcast_module_state(torch::nn::Module& module, Collective& collective) {
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> state;
+  for (const at::Tensor& parameter : module.parameters()) state.push_back(parameter);
+  for (const at::Tensor& buffer : module.buffers()) state.push_back(buffer);
+  collective.broadcast(state, 0);
+}
+
 }  // namespace
 
 c10::Device training_device(int local_rank) {
@@ -51,11 +61,16 @@ c10::Device training_device(int local_rank) {
 }
 
 TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
-                         const TrainOptions& options, RunFiles files)
-    : engine_(std::move(engine)), options_(options), files_(std::move(files)) {
+                         const TrainOptions& options, RunFiles files, c10::Device device,
+                         Collective& collective)
+    : engine_(std::move(engine)),
+      options_(options),
+      files_(std::move(files)),
+      collective_(collective) {
+  const int64_t world_size = collective.world_size();
   settings_ = training_settings_from_config(config, options.use_fp16);
   if (auto ds = deepspeed_config_of(config, options)) {
-    settings_ = apply_deepspeed_config(settings_, *ds, 1);
+    settings_ = apply_deepspeed_config(settings_, *ds, world_size);
     for (const std::string& ignored : ds->ignored)
       spdlog::info("DeepSpeed JSON key ignored: {}", ignored);
   }
@@ -65,14 +80,15 @@ TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
   if (!resume_path.empty()) resumed_ = read_training_checkpoint(resume_path);
   RunIdentity& identity = context_.identity;
   identity.seed = run_seed(options.seed, resumed_ ? &*resumed_ : nullptr, resume_path);
-  identity.world_size = 1;
+  identity.world_size = world_size;
   identity.samples_per_gpu = settings_.samples_per_gpu;
   identity.accumulation_steps = settings_.accumulation_steps;
   if (resumed_) check_same_trajectory(identity, *resumed_, resume_path);
   spdlog::info("seed {}{}", identity.seed,
                options.seed || !resumed_ ? "" : " (the resumed checkpoint's)");
 
-  context_.device = training_device(options.local_rank);
+  context_.device = device;
+  if (collective.backend() != "none") context_.collective = &collective;
   context_.config_text = to_yaml(config);
   context_.max_epochs = engine_.max_epochs;
   // The initial weights derive from the seed, like everything else random in a run.
@@ -85,6 +101,7 @@ TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
   } else if (!engine_.load_from.empty()) {
     load_weights(engine_.load_from);
   }
+  if (world_size > 1) broadcast_module_state(*model_, collective);
 }
 
 TrainingRun::~TrainingRun() = default;
@@ -105,6 +122,8 @@ void TrainingRun::build_data(const ConfigNode& config) {
   SamplerOptions sampler;
   sampler.dataset_size = static_cast<int64_t>(train_set_->size());
   sampler.seed = seed;
+  sampler.rank = collective_.rank();
+  sampler.world_size = collective_.world_size();
   DataLoaderOptions loader;
   loader.samples_per_gpu = settings_.samples_per_gpu;
   loader.workers_per_gpu = engine_.workers_per_gpu;
@@ -116,9 +135,10 @@ void TrainingRun::build_data(const ConfigNode& config) {
   const int64_t accumulation = settings_.accumulation_steps;
   context_.steps_per_epoch = (context_.micro_batches_per_epoch + accumulation - 1) / accumulation;
   spdlog::info(
-      "train: {} frames, {} micro-batches of {} per epoch, {} optimizer steps (accumulation {})",
+      "train: {} frames, {} micro-batches of {} per epoch and rank, {} optimizer steps "
+      "(accumulation {}, {} ranks)",
       train_set_->size(), context_.micro_batches_per_epoch, settings_.samples_per_gpu,
-      context_.steps_per_epoch, accumulation);
+      context_.steps_per_epoch, accumulation, collective_.world_size());
 }
 
 void TrainingRun::build_solver() {
@@ -184,21 +204,32 @@ void TrainingRun::load_weights(const std::string& path) {
 }
 
 std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
+  const bool main_rank = collective_.rank() == 0;
+  std::unique_ptr<GradientSync> sync;
+  if (context_.collective != nullptr) {
+    sync = std::make_unique<AllReduceGradientSync>(collective_, engine_.dist.bucket_cap_mb);
+  } else {
+    sync = std::make_unique<SingleProcessGradientSync>();
+  }
+  spdlog::info("gradient sync: {}", sync->describe());
   std::vector<std::unique_ptr<Hook>> hooks;
   hooks.push_back(std::make_unique<IterTimerHook>(engine_.log.interval));
   hooks.push_back(std::make_unique<LrScheduleHook>());
-  hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip,
-                                                  std::make_unique<SingleProcessGradientSync>()));
-  hooks.push_back(std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
+  hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip, std::move(sync)));
+  if (main_rank) {
+    hooks.push_back(std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
+  }
   if (val_set_) {
     hooks.push_back(std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
                                                      engine_.workers_per_gpu));
   }
-  hooks.push_back(std::make_unique<TextLoggerHook>());
-  hooks.push_back(
-      std::make_unique<JsonLoggerHook>(files_.work_dir / (files_.timestamp + ".log.json")));
-  if (engine_.log.tensorboard) {
-    hooks.push_back(std::make_unique<TensorboardLoggerHook>(files_.work_dir / "tf_logs"));
+  if (main_rank) {
+    hooks.push_back(std::make_unique<TextLoggerHook>());
+    hooks.push_back(
+        std::make_unique<JsonLoggerHook>(files_.work_dir / (files_.timestamp + ".log.json")));
+    if (engine_.log.tensorboard) {
+      hooks.push_back(std::make_unique<TensorboardLoggerHook>(files_.work_dir / "tf_logs"));
+    }
   }
   return hooks;
 }

@@ -3,28 +3,36 @@
 #include <torch/types.h>
 
 #include <chrono>
+#include <set>
+#include <sstream>
 
 #include "olv2/data/data_loader.h"
 #include "olv2/data/sampler.h"
 #include "olv2/engine/python_format.h"
 #include "olv2/evaluation/ground_truth.h"
+#include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"
 #include "olv2/util/logging.h"
 
 namespace olv2 {
 
-EvaluationMetrics validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
-                           const ValidationOptions& options) {
+namespace {
+
+std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
+                                           const ValidationOptions& options, int64_t rank,
+                                           int64_t world_size) {
   using Clock = std::chrono::steady_clock;
-  const int64_t total = static_cast<int64_t>(dataset.size());
   DataLoaderOptions loader_options;
   loader_options.samples_per_gpu = 1;
   loader_options.workers_per_gpu = options.workers;
   loader_options.pin_memory = options.device.is_cuda();
   SamplerOptions sampler_options;
-  sampler_options.dataset_size = total;
-  DataLoader loader(dataset, std::make_shared<DistributedSampler>(sampler_options, false),
-                    loader_options);
+  sampler_options.dataset_size = static_cast<int64_t>(dataset.size());
+  sampler_options.rank = rank;
+  sampler_options.world_size = world_size;
+  auto sampler = std::make_shared<DistributedSampler>(sampler_options, false);
+  const int64_t total = sampler->size();
+  DataLoader loader(dataset, sampler, loader_options);
   loader.start_epoch(0);
 
   model.eval();
@@ -48,9 +56,46 @@ EvaluationMetrics validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset
                    python_timedelta(static_cast<int64_t>(eta)));
     }
   }
-  write_results_file(options.results_file, predictions, "train_ds");
+  return predictions;
+}
+
+// Every rank's predictions on rank 0, each frame once (the sampler pads the last round of
+// ranks with frames from the start).
+std::vector<FramePrediction> gather_on_rank_zero(Collective& collective,
+                                                 const std::vector<FramePrediction>& mine) {
+  std::ostringstream text;
+  write_results(text, mine);
+  const std::vector<std::string> all = collective.all_gather_bytes(text.str());
+  std::vector<FramePrediction> gathered;
+  if (collective.rank() != 0) return gathered;
+  std::set<std::string> seen;
+  for (size_t rank = 0; rank < all.size(); ++rank) {
+    for (FramePrediction& prediction :
+         parse_results(all[rank], "the predictions of rank " + std::to_string(rank))) {
+      if (seen.insert(prediction.frame.key()).second) gathered.push_back(std::move(prediction));
+    }
+  }
+  return gathered;
+}
+
+}  // namespace
+
+std::optional<EvaluationMetrics> validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
+                                          const ValidationOptions& options) {
+  const int64_t rank = options.collective != nullptr ? options.collective->rank() : 0;
+  const int64_t world_size = options.collective != nullptr ? options.collective->world_size() : 1;
+  std::vector<FramePrediction> predictions =
+      predict_shard(model, dataset, options, rank, world_size);
+  if (world_size > 1) predictions = gather_on_rank_zero(*options.collective, predictions);
+  if (rank != 0) return std::nullopt;
   const auto ground_truth = load_ground_truth(
       dataset.index().data_root(), dataset.index().collection_file(), dataset.index().split());
+  if (world_size > 1) {
+    std::vector<FrameId> frames;
+    for (const FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
+    predictions = align_to_frames(std::move(predictions), frames, "the gathered predictions");
+  }
+  write_results_file(options.results_file, predictions, "train_ds");
   return evaluate(ground_truth, predictions);
 }
 

@@ -42,7 +42,8 @@ std::string version_string() {
          "), LibTorch " + TORCH_VERSION;
 }
 
-std::string environment_report(const std::string& config_path, const c10::Device& device) {
+std::string environment_report(const std::string& config_path, const c10::Device& device,
+                               const std::vector<std::pair<std::string, std::string>>& extra) {
   std::ostringstream out;
   const bool cuda = torch::cuda::is_available();
   out << "Environment info:\n"
@@ -58,8 +59,9 @@ std::string environment_report(const std::string& config_path, const c10::Device
       << "git revision: " << OLV2_GIT_REVISION << "\n"
       << "deterministic: " << (deterministic_algorithms() ? "true" : "false") << "\n"
       << "device: " << device.str() << "\n"
-      << "memory: " << peak_memory_description(device) << "\n"
-      << "config: " << config_path << "\n"
+      << "memory: " << peak_memory_description(device) << "\n";
+  for (const auto& [key, value] : extra) out << key << ": " << value << "\n";
+  out << "config: " << config_path << "\n"
       << "------------------------------------------------------------";
   return out.str();
 }

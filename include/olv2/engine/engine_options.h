@@ -27,6 +27,13 @@ struct LogOptions {
   std::string level = "INFO";  // mmcv's `log_level`
 };
 
+// `dist_params`: how the ranks of a multi-process run talk.
+struct DistributedOptions {
+  std::string backend;          // "gloo" or "nccl"; empty: NCCL on CUDA, Gloo on the CPU
+  double timeout_s = 1800.0;    // a collective that waits longer fails (PyTorch's default)
+  double bucket_cap_mb = 25.0;  // gradient all-reduce bucket size (DDP's default)
+};
+
 // The engine's settings of a validated config, read once: the loop and its hooks never look
 // at the config again.
 struct EngineOptions {
@@ -36,6 +43,7 @@ struct EngineOptions {
   LogOptions log;
   CheckpointOptions checkpoint;
   EvaluationOptions evaluation;
+  DistributedOptions dist;
   std::string resume_from;  // `resume_from` (the flag already merged in); "auto": latest.pth
   std::string load_from;
   std::optional<int> threads;  // `threads`

@@ -16,6 +16,7 @@
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/models/detectors/detector.h"
 #include "olv2/solver/lr_scheduler.h"
+#include "olv2/util/collective.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -49,7 +50,8 @@ struct TrainContext {
   DetectorImpl* model = nullptr;
   torch::optim::Optimizer* optimizer = nullptr;
   LrScheduler* scheduler = nullptr;
-  LossScaler* scaler = nullptr;  // null without fp16
+  LossScaler* scaler = nullptr;      // null without fp16
+  Collective* collective = nullptr;  // null: one process
   TrainableParams params;
   c10::Device device = c10::Device(c10::kCPU);
   RunIdentity identity;

@@ -19,7 +19,8 @@ struct TrainStepOptions {
 // The training loop, detectron2's SimpleTrainer in shape: epochs of optimizer steps, each of
 // `accumulation` micro-batches (forward, loss / micro-batches, backward), with every other
 // concern in a hook. `context.start_epoch`, `iteration`, `epoch_batches` and `epoch_position`
-// say where to start (a resumed run starts inside an epoch).
+// say where to start (a resumed run starts inside an epoch). A SIGINT or SIGTERM stops the run
+// at the next step boundary, on every rank.
 class Trainer {
  public:
   Trainer(TrainContext& context, DataLoader& loader, TrainStepOptions options,
@@ -31,6 +32,8 @@ class Trainer {
   void run_epoch();
   void run_step(std::optional<Batch> batch);
   void run_micro_batch(const Batch& batch);
+  // Ends the run with status 128 + signal after a SIGINT or SIGTERM on any rank.
+  void stop_if_requested();
   void call(void (Hook::*point)(TrainContext&));
 
   TrainContext& context_;

@@ -16,6 +16,7 @@
 #include "olv2/engine/train_options.h"
 #include "olv2/engine/training_settings.h"
 #include "olv2/solver/param_groups.h"
+#include "olv2/util/collective.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -36,11 +37,16 @@ c10::Device training_device(int local_rank);
 // One `train_ds` run, built from a validated config and the command line: the model (through
 // the type-name registry), the data, the solver, the loss scaler, a resumed checkpoint's state
 // or loaded weights, and the hooks in the order they act (timer, LR schedule, optimizer step,
-// checkpoints, evaluation, the loggers). run() hands them to the Trainer loop.
+// checkpoints, evaluation, the loggers). run() hands them to the Trainer loop. Under several
+// ranks every rank reads its own shard, starts from rank 0's parameters and buffers, averages
+// gradients at each step boundary and validates its share; only rank 0 writes checkpoints,
+// JSON lines and TensorBoard events.
 class TrainingRun {
  public:
+  // Trains on `device`; `collective` (the ranks of the run; one process:
+  // SingleProcessCollective) must outlive it.
   TrainingRun(const ConfigNode& config, EngineOptions engine, const TrainOptions& options,
-              RunFiles files);
+              RunFiles files, c10::Device device, Collective& collective);
   ~TrainingRun();
 
   void run();
@@ -57,6 +63,7 @@ class TrainingRun {
   TrainingSettings settings_;
   TrainOptions options_;
   RunFiles files_;
+  Collective& collective_;
   std::optional<TrainingCheckpoint> resumed_;
 
   std::shared_ptr<DetectorImpl> model_;

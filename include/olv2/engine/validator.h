@@ -2,23 +2,28 @@
 #include <c10/core/Device.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "olv2/data/dataset.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/models/detectors/detector.h"
+#include "olv2/util/collective.h"
 
 namespace olv2 {
 
 struct ValidationOptions {
   int64_t workers = 1;
   c10::Device device = c10::Device(c10::kCPU);
-  std::filesystem::path results_file;  // where the predictions are written
+  std::filesystem::path results_file;  // where the predictions are written (rank 0)
+  Collective* collective = nullptr;    // null: one process
 };
 
-// Predicts every frame of `dataset` (batch 1, in dataset order, eval mode, no gradients),
-// writes the results file, scores it against the dataset's ground truth with the official
-// metrics, and logs a progress line with ETA while it runs. The model is left in eval mode.
-EvaluationMetrics validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
-                           const ValidationOptions& options);
+// Predicts the frames of `dataset` (batch 1, eval mode, no gradients) and scores them with the
+// official metrics, logging progress with an ETA. Under several ranks each predicts its shard
+// (mmdet's unshuffled DistributedSampler) and rank 0 gathers the predictions in dataset order,
+// so the metrics equal a single-process validation's. Rank 0 writes the results file and
+// returns the metrics; the other ranks return nullopt. The model is left in eval mode.
+std::optional<EvaluationMetrics> validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
+                                          const ValidationOptions& options);
 
 }  // namespace olv2

@@ -14,7 +14,20 @@
   (TORCH_VERSION_MAJOR > (major) ||       \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
+namespace c10d {
+class ProcessGroup;
+class Backend;
+}  // namespace c10d
+
 namespace olv2::compat {
+
+// The class a c10d process group implementation (Gloo, NCCL) derives from: ProcessGroup in 1.x,
+// Backend from 2.0 on.
+#if OLV2_TORCH_AT_LEAST(2, 0)
+using C10dBackend = c10d::Backend;
+#else
+using C10dBackend = c10d::ProcessGroup;
+#endif
 
 inline bool autocast_enabled(c10::DeviceType device) {
 #if OLV2_TORCH_AT_LEAST(2, 4)

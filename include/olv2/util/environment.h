@@ -2,6 +2,8 @@
 #include <c10/core/Device.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace olv2 {
 
@@ -12,6 +14,8 @@ std::string version_string();
 // availability and devices, threads, BLAS library in use, compiler, git revision, whether
 // deterministic algorithms are in force, what the logs' `memory` measures on `device`, config
 // path.
-std::string environment_report(const std::string& config_path, const c10::Device& device);
+// `extra` lines ("key: value") follow, e.g. the world size, rank and backend of the run.
+std::string environment_report(const std::string& config_path, const c10::Device& device,
+                               const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace olv2

@@ -28,12 +28,14 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   options.workers = workers_;
   options.device = context.device;
   options.results_file = work_dir_ / ("results_epoch_" + std::to_string(epochs_done) + ".json");
+  options.collective = context.collective;
   spdlog::info("validating {} frames (epoch {})", dataset_.size(), epochs_done);
-  const EvaluationMetrics metrics = validate(*context.model, dataset_, options);
-  spdlog::info("Epoch(val) [{}] results {}\n{}", epochs_done, options.results_file.string(),
-               format_metrics_table(metrics));
-  context.validation = ValidationRecord{epochs_done, metrics};
+  const std::optional<EvaluationMetrics> metrics = validate(*context.model, dataset_, options);
   context.model->train();
+  if (!metrics) return;  // another rank's: rank 0 scores and logs
+  spdlog::info("Epoch(val) [{}] results {}\n{}", epochs_done, options.results_file.string(),
+               format_metrics_table(*metrics));
+  context.validation = ValidationRecord{epochs_done, *metrics};
 }
 
 }  // namespace olv2

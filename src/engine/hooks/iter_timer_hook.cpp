@@ -1,5 +1,7 @@
 #include "olv2/engine/hooks/iter_timer_hook.h"
 
+#include <ATen/ATen.h>
+
 #include <chrono>
 #include <cmath>
 
@@ -7,6 +9,22 @@
 #include "olv2/util/peak_memory.h"
 
 namespace olv2 {
+
+namespace {
+
+// The logged losses are the mean over the ranks, as mmdet's _parse_losses logs them.
+void average_over_ranks(StepState& step, Collective& collective) {
+  std::vector<double> values;
+  for (const auto& [name, value] : step.terms) values.push_back(value);
+  values.push_back(step.loss);
+  std::vector<at::Tensor> tensors = {at::tensor(values, at::kDouble)};
+  collective.all_reduce_sum(tensors);
+  const at::Tensor mean = tensors[0] / static_cast<double>(collective.world_size());
+  for (size_t i = 0; i < step.terms.size(); ++i) step.terms[i].second = mean[i].item<double>();
+  step.loss = mean[static_cast<int64_t>(step.terms.size())].item<double>();
+}
+
+}  // namespace
 
 void IterTimerHook::before_epoch(TrainContext& context) {
   // mmcv clears the buffer at every epoch start: an interval never spans two epochs.
@@ -30,6 +48,9 @@ void IterTimerHook::after_step(TrainContext& context) {
   context.eta_seconds = step_seconds_ / static_cast<double>(steps_) *
                         static_cast<double>(std::max<int64_t>(remaining, 0));
 
+  if (context.collective != nullptr && context.collective->world_size() > 1) {
+    average_over_ranks(step, *context.collective);
+  }
   LogBuffer& buffer = context.log_buffer;
   buffer.update("data_time", step.data_time);
   for (const auto& [name, value] : step.terms) buffer.update(name, value);

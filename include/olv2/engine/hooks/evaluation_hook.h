@@ -10,7 +10,8 @@ namespace olv2 {
 // Validates on the val split (mmdet's EvalHook): before training when `before_train` is set
 // and the run starts from scratch, every `interval` epochs and after the last. Writes
 // `results_epoch_<k>.json`, logs the metrics table and leaves the metrics in
-// `context.validation` for the loggers of the same hook point.
+// `context.validation` for the loggers of the same hook point. Under several ranks each
+// predicts its shard and rank 0 scores them all.
 class EvaluationHook : public Hook {
  public:
   EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,

@@ -1,0 +1,28 @@
+#include "olv2/util/stop_request.h"
+
+#include <atomic>
+#include <csignal>
+
+namespace olv2 {
+
+namespace {
+
+std::atomic<int> requested{0};
+
+extern "C" void on_stop_signal(int signal) {
+  if (requested.exchange(signal) != 0) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+}
+
+}  // namespace
+
+void install_stop_request_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+
+int stop_request_signal() { return requested.load(); }
+
+}  // namespace olv2

@@ -1,0 +1,312 @@
+// Data-parallel training over Gloo on loopback with two local ranks (torchrun's environment):
+// the same numbers as one process, one writer, sharded validation, and no hang when a rank dies.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "olv2/util/pth_file.h"
+#include "olv2/util/state_dict.h"
+#include "support/frame_pairs.h"
+#include "support/json_log_records.h"
+#include "support/rank_processes.h"
+#include "support/run_command.h"
+#include "support/synthetic_dataset.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using std::chrono::seconds;
+
+fs::path distributed_dataset() {
+  return test::synthetic_dataset("distributed",
+                                 "--frames 24 --val-frames 3 --image-scale 0.0625 --seed 11");
+}
+
+// tiny.yaml on `collection` with BatchNorm on running statistics and no dropout, so that
+// batching is the only difference between the runs compared.
+std::vector<std::string> tiny_arguments(const fs::path& work_dir, const fs::path& meta_root,
+                                        const std::vector<std::string>& options) {
+  std::vector<std::string> args = {(test::source_dir() / "configs/tests/tiny.yaml").string(),
+                                   "--work-dir",
+                                   work_dir.string(),
+                                   "--cfg-options",
+                                   "data_root=" + distributed_dataset().string(),
+                                   "meta_root=" + meta_root.string(),
+                                   "data.val.meta_root=" + distributed_dataset().string(),
+                                   "data.train.collection=pair_train",
+                                   "runner.max_epochs=1",
+                                   "evaluation.before_train=true",
+                                   "model.img_backbone.norm_eval=true",
+                                   "model.lc_head.dropout=0.0",
+                                   "model.lc_head.ffn_dropout=0.0",
+                                   "model.te_head.dropout=0.0",
+                                   "model.te_head.ffn_dropout=0.0",
+                                   "dist_params.timeout_s=20"};
+  args.insert(args.end(), options.begin(), options.end());
+  return args;
+}
+
+std::string quoted(const std::vector<std::string>& args) {
+  std::string line;
+  for (const std::string& arg : args) line += " '" + arg + "'";
+  return line;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path pair_meta_root() {
+  const auto groups = test::frames_by_counts(distributed_dataset());
+  const std::vector<test::FrameRef>* pair = nullptr;
+  for (const auto& [counts, frames] : groups) {
+    if (frames.size() >= 2 && (pair == nullptr || counts.second > 0)) pair = &frames;
+  }
+  EXPECT_NE(pair, nullptr) << "the synthetic set has no two frames with equal counts";
+  const fs::path meta_root = test::scratch_dir("distributed_pair_meta");
+  if (pair != nullptr) test::write_collection(meta_root / "pair.json", {(*pair)[0], (*pair)[1]});
+  return meta_root;
+}
+
+size_t files_ending_in(const fs::path& dir, const std::string& suffix) {
+  size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) ++count;
+  }
+  return count;
+}
+
+// 2 ranks × batch 1 against 1 rank × batch 2 on two frames with the same lane and traffic-element
+// counts: the same loss, gradient norm and weights; only rank 0 writes; validation before
+// training, sharded over the ranks, scores exactly as one process does.
+TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
+  const fs::path meta_root = pair_meta_root();
+  const fs::path single = test::scratch_dir("single_rank");
+  const auto one = test::run_app(
+      "train_ds", quoted(tiny_arguments(single, meta_root, {"data.samples_per_gpu=2"})));
+  ASSERT_EQ(one.exit_status, 0) << one.output;
+
+  const fs::path multi = test::scratch_dir("two_ranks");
+  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
+  for (const std::string& arg : tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"}))
+    command.push_back(arg);
+  command.push_back("--launcher");
+  command.push_back("pytorch");
+  test::RankLaunch launch;
+  launch.command = command;
+  test::RankProcesses ranks(launch);
+  const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(240));
+  for (int rank = 0; rank < 2; ++rank)
+    ASSERT_EQ(results[rank].exit_status, 0) << "rank " << rank << ":\n" << results[rank].output;
+  EXPECT_NE(results[0].output.find("world size: 2\nrank: 0\nbackend: gloo\n"), std::string::npos)
+      << results[0].output;
+  EXPECT_NE(results[0].output.find("Epoch 0, idx 0 / 1, iter 0 / 1, bs 1 *acc 1: 1"),
+            std::string::npos)
+      << results[0].output;
+  EXPECT_EQ(results[1].output.find("Epoch 0, idx"), std::string::npos) << results[1].output;
+
+  // One writer: one log pair, one set of checkpoints.
+  EXPECT_EQ(files_ending_in(multi, ".log"), 1u);
+  EXPECT_EQ(files_ending_in(multi, ".log.json"), 1u);
+  EXPECT_EQ(files_ending_in(multi, ".pth"), 2u);  // epoch_1.pth, latest.pth
+
+  const Json together = test::json_log_records(single, "train").at(0);
+  const Json parallel = test::json_log_records(multi, "train").at(0);
+  for (const char* key : {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
+                          "topology_lclc_loss_cls"}) {
+    const double value = together.at(key).get<double>();
+    EXPECT_NEAR(value, parallel.at(key).get<double>(), test::sum_order_tolerance(value)) << key;
+  }
+  const NamedTensors expected = tensors_of(read_pth(single / "epoch_1.pth").at("state_dict"));
+  const NamedTensors actual = tensors_of(read_pth(multi / "epoch_1.pth").at("state_dict"));
+  ASSERT_EQ(expected.size(), actual.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (!expected[i].second.is_floating_point()) continue;
+    EXPECT_TRUE(expected[i].second.allclose(actual[i].second, 1e-4, 1e-5))
+        << expected[i].first << " max diff "
+        << (expected[i].second - actual[i].second).abs().max().item<double>();
+  }
+
+  // The same initial weights validated by one process and by two: the same results file.
+  EXPECT_EQ(read_text(single / "results_epoch_0.json"), read_text(multi / "results_epoch_0.json"));
+  const Json single_val = test::json_log_records(single, "val").at(0);
+  const Json multi_val = test::json_log_records(multi, "val").at(0);
+  for (const char* key : {"DET_l", "DET_t", "TOP_ll", "TOP_lt", "OLS"})
+    EXPECT_EQ(single_val.at(key), multi_val.at(key)) << key;
+}
+
+TEST(DistributedTraining, LauncherNoneWithSeveralRanksIsABadInvocation) {
+  const auto result =
+      test::run_command("WORLD_SIZE=2 RANK=0 '" + (test::bin_dir() / "train_ds").string() + "' '" +
+                        (test::source_dir() / "configs/tests/tiny.yaml").string() +
+                        "' --work-dir '" + test::scratch_dir("launcher_none").string() + "'");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_NE(result.output.find("WORLD_SIZE=2 in the environment but --launcher none: add "
+                               "--launcher pytorch"),
+            std::string::npos)
+      << result.output;
+}
+
+// A rank killed mid-epoch: the survivor exits non-zero within dist_params.timeout_s (and the
+// few seconds the diagnosis takes), naming the lost rank, instead of hanging.
+TEST(DistributedTraining, AKilledRankMakesTheSurvivorExitNamingIt) {
+  const fs::path work_dir = test::scratch_dir("killed_rank");
+  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
+  for (const std::string& arg :
+       tiny_arguments(work_dir, distributed_dataset(),
+                      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=100",
+                       "evaluation.before_train=false", "dist_params.timeout_s=5"}))
+    command.push_back(arg);
+  command.push_back("--no-validate");
+  command.push_back("--launcher");
+  command.push_back("pytorch");
+  test::RankLaunch launch;
+  launch.command = command;
+  test::RankProcesses ranks(launch);
+  ASSERT_TRUE(ranks.wait_for_output(0, "Epoch 0, idx", std::chrono::seconds(120)))
+      << ranks.output(0);
+  ranks.kill(1, SIGKILL);
+  const auto results = ranks.wait_all(std::chrono::seconds(60));
+  EXPECT_FALSE(results[0].timed_out) << results[0].output;
+  EXPECT_NE(results[0].exit_status, 0) << results[0].output;
+  EXPECT_NE(results[0].output.find("lost rank 1"), std::string::npos) << results[0].output;
+}
+
+// torchrun forwards SIGTERM to every rank: they stop after the same step, exit 143 and leave
+// only whole checkpoint files.
+TEST(DistributedTraining, SigtermStopsEveryRankAfterTheSameStep) {
+  const fs::path work_dir = test::scratch_dir("sigterm");
+  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
+  for (const std::string& arg :
+       tiny_arguments(work_dir, distributed_dataset(),
+                      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=100",
+                       "evaluation.before_train=false", "checkpoint_config.iter_interval=2"}))
+    command.push_back(arg);
+  command.push_back("--no-validate");
+  command.push_back("--launcher");
+  command.push_back("pytorch");
+  test::RankLaunch launch;
+  launch.command = command;
+  test::RankProcesses ranks(launch);
+  ASSERT_TRUE(ranks.wait_for_output(0, "saved checkpoint", std::chrono::seconds(120)))
+      << ranks.output(0);
+  ranks.kill(0, SIGTERM);
+  ranks.kill(1, SIGTERM);
+  const auto results = ranks.wait_all(std::chrono::seconds(60));
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(results[rank].exit_status, 143) << results[rank].output;
+    EXPECT_NE(results[rank].output.find("stopped by SIGTERM after iter"), std::string::npos)
+        << results[rank].output;
+  }
+  for (const auto& entry : fs::directory_iterator(work_dir))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  EXPECT_NO_THROW(read_pth(work_dir / "latest.pth"));
+}
+
+// The three ways users start ranks: the DeepSpeed launcher's form (--local_rank=N and
+// LOCAL_SIZE), torchrun (Debian's, through scripts/torchrun.py) and scripts/dist_train.sh.
+TEST(DistributedTraining, TheDeepSpeedLauncherFormTrains) {
+  const fs::path work_dir = test::scratch_dir("deepspeed_form");
+  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
+  for (const std::string& arg : tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"}))
+    command.push_back(arg);
+  command.push_back("--launcher");
+  command.push_back("pytorch");
+  test::RankLaunch launch;
+  launch.command = command;
+  launch.rank_arguments = {{"--local_rank=0"}, {"--local_rank=1"}};
+  launch.environment = {
+      {"LOCAL_RANK", std::nullopt}, {"LOCAL_WORLD_SIZE", std::nullopt}, {"LOCAL_SIZE", "2"}};
+  test::RankProcesses ranks(launch);
+  const auto results = ranks.wait_all(std::chrono::seconds(120));
+  for (int rank = 0; rank < 2; ++rank)
+    EXPECT_EQ(results[rank].exit_status, 0) << results[rank].output;
+  EXPECT_NE(results[0].output.find("world size: 2\nrank: 0\n"), std::string::npos)
+      << results[0].output;
+  EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
+}
+
+std::string launched_run(const fs::path& work_dir) {
+  return quoted(tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"})) +
+         " --launcher pytorch";
+}
+
+TEST(DistributedTraining, TorchrunThroughTheDebianWrapperTrainsTwoRanks) {
+  if (test::run_command("/usr/bin/python3 -c 'import torch.distributed.run'").exit_status != 0) {
+    if (test::running_in_ci()) FAIL() << "python3-torch missing under CI";
+    GTEST_SKIP() << "/usr/bin/python3 cannot import torch.distributed.run (python3-torch)";
+  }
+  const fs::path work_dir = test::scratch_dir("torchrun");
+  const auto result = test::run_command(
+      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 180 /usr/bin/python3 '" +
+      (test::source_dir() / "scripts/torchrun.py").string() +
+      "' --nproc_per_node 2 --master_port " + std::to_string(test::free_tcp_port()) +
+      " --no_python '" + (test::bin_dir() / "train_ds").string() + "'" + launched_run(work_dir));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
+  EXPECT_EQ(files_ending_in(work_dir, ".log.json"), 1u);
+  EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
+}
+
+TEST(DistributedTraining, DistTrainScriptTrainsTwoRanks) {
+  const fs::path work_dir = test::scratch_dir("dist_train_script");
+  std::vector<std::string> args = tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"});
+  const std::string config = args.front();
+  args.erase(args.begin());
+  const auto result = test::run_command(
+      "DIST_LAUNCHER=self OMP_NUM_THREADS=1 TRAIN_DS='" + (test::bin_dir() / "train_ds").string() +
+      "' timeout 180 bash '" + (test::source_dir() / "scripts/dist_train.sh").string() + "' '" +
+      config + "' 2" + quoted(args));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
+  EXPECT_EQ(files_ending_in(work_dir, ".log.json"), 1u);
+  EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
+}
+
+// torchrun --max_restarts 1 with --resume-from auto: a rank killed mid-run takes its attempt
+// down; the restarted attempt resumes from latest.pth and finishes.
+TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
+  if (test::run_command("/usr/bin/python3 -c 'import torch.distributed.run'").exit_status != 0) {
+    if (test::running_in_ci()) FAIL() << "python3-torch missing under CI";
+    GTEST_SKIP() << "/usr/bin/python3 cannot import torch.distributed.run (python3-torch)";
+  }
+  const fs::path work_dir = test::scratch_dir("restart");
+  const std::string train_ds = (test::bin_dir() / "train_ds").string();
+  const std::string args = quoted(
+      tiny_arguments(work_dir, distributed_dataset(),
+                     {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=4",
+                      "evaluation.before_train=false", "checkpoint_config.iter_interval=4",
+                      "dist_params.timeout_s=5", "--no-validate", "--resume-from", "auto"}));
+  const std::string script =
+      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 240 /usr/bin/python3 '" +
+      (test::source_dir() / "scripts/torchrun.py").string() +
+      "' --nproc_per_node 2 --max_restarts 1 --master_port " +
+      std::to_string(test::free_tcp_port()) + " --no_python '" + train_ds + "'" + args +
+      " --launcher pytorch > '" + (work_dir / "torchrun.out").string() + "' 2>&1 &\n" +
+      "torchrun=$!\n"
+      "for i in $(seq 1 600); do [ -e '" +
+      (work_dir / "iter_4.pth").string() +
+      "' ] && break; sleep 0.2; done\n"
+      "kill -9 $(pgrep -f \"^" +
+      train_ds + " .*" + work_dir.string() +
+      "\" | tail -n 1)\n"
+      "wait $torchrun; echo \"torchrun exit $?\"; cat '" +
+      (work_dir / "torchrun.out").string() + "'\n";
+  const auto result = test::run_command(script);
+  EXPECT_NE(result.output.find("torchrun exit 0"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("lost rank "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("resumed from"), std::string::npos) << result.output;
+  EXPECT_TRUE(fs::exists(work_dir / "epoch_4.pth"));
+}
+
+}  // namespace
+}  // namespace olv2
