@@ -64,17 +64,26 @@ std::string read_text(const fs::path& file) {
   return text.str();
 }
 
-fs::path pair_meta_root() {
+// A collection `pair.json` of `count` train frames with the same lane and traffic-element
+// counts (the largest such group that has traffic elements).
+fs::path equal_count_meta_root(size_t count) {
   const auto groups = test::frames_by_counts(distributed_dataset());
-  const std::vector<test::FrameRef>* pair = nullptr;
+  const std::vector<test::FrameRef>* chosen = nullptr;
   for (const auto& [counts, frames] : groups) {
-    if (frames.size() >= 2 && (pair == nullptr || counts.second > 0)) pair = &frames;
+    if (frames.size() >= count && counts.second > 0 &&
+        (chosen == nullptr || frames.size() > chosen->size()))
+      chosen = &frames;
   }
-  EXPECT_NE(pair, nullptr) << "the synthetic set has no two frames with equal counts";
-  const fs::path meta_root = test::scratch_dir("distributed_pair_meta");
-  if (pair != nullptr) test::write_collection(meta_root / "pair.json", {(*pair)[0], (*pair)[1]});
+  EXPECT_NE(chosen, nullptr) << "the synthetic set has no " << count << " frames with equal counts";
+  const fs::path meta_root = test::scratch_dir("equal_meta_" + std::to_string(count));
+  if (chosen != nullptr) {
+    test::write_collection(meta_root / "pair.json",
+                           std::vector<test::FrameRef>(chosen->begin(), chosen->begin() + count));
+  }
   return meta_root;
 }
+
+fs::path pair_meta_root() { return equal_count_meta_root(2); }
 
 size_t files_ending_in(const fs::path& dir, const std::string& suffix) {
   size_t count = 0;
@@ -210,6 +219,51 @@ TEST(DistributedTraining, SigtermStopsEveryRankAfterTheSameStep) {
   for (const auto& entry : fs::directory_iterator(work_dir))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
   EXPECT_NO_THROW(read_pth(work_dir / "latest.pth"));
+}
+
+// Gradients meet at the accumulation boundary only: 2 ranks x 2 micro-batches of 1 sample per
+// step equal 1 rank x 4 micro-batches over the same 4 frames (each micro-batch one sample, so
+// every loss term is normalised alike; the topology losses are normalised per batch, which is
+// why a batch of 4 would differ).
+TEST(DistributedTraining, TwoRanksWithAccumulationEqualOneRankAccumulatingAll) {
+  const fs::path meta_root = equal_count_meta_root(4);
+  const fs::path single = test::scratch_dir("single_rank_of_four");
+  const auto one = test::run_app(
+      "train_ds", quoted(tiny_arguments(single, meta_root,
+                                        {"data.samples_per_gpu=1",
+                                         "data.gradient_accumulation_steps=4", "--no-validate"})));
+  ASSERT_EQ(one.exit_status, 0) << one.output;
+
+  const fs::path multi = test::scratch_dir("two_ranks_accumulating");
+  test::RankLaunch launch;
+  launch.command = {(test::bin_dir() / "train_ds").string()};
+  for (const std::string& arg :
+       tiny_arguments(multi, meta_root,
+                      {"data.samples_per_gpu=1", "data.gradient_accumulation_steps=2",
+                       "--no-validate", "--launcher", "pytorch"}))
+    launch.command.push_back(arg);
+  test::RankProcesses ranks(launch);
+  const auto results = ranks.wait_all(std::chrono::seconds(240));
+  for (int rank = 0; rank < 2; ++rank)
+    ASSERT_EQ(results[rank].exit_status, 0) << results[rank].output;
+  EXPECT_NE(results[0].output.find("Epoch 0, idx 1 / 2, iter 0 / 1, bs 1 *acc 2: 2"),
+            std::string::npos)
+      << results[0].output;
+
+  const Json together = test::json_log_records(single, "train").at(0);
+  const Json parallel = test::json_log_records(multi, "train").at(0);
+  for (const char* key : {"loss", "grad_norm", "lc_loss_bbox", "te_loss_cls",
+                          "topology_lclc_loss_cls", "topology_lcte_loss_cls"}) {
+    const double value = together.at(key).get<double>();
+    EXPECT_NEAR(value, parallel.at(key).get<double>(), test::sum_order_tolerance(value)) << key;
+  }
+  const NamedTensors expected = tensors_of(read_pth(single / "epoch_1.pth").at("state_dict"));
+  const NamedTensors actual = tensors_of(read_pth(multi / "epoch_1.pth").at("state_dict"));
+  ASSERT_EQ(expected.size(), actual.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (!expected[i].second.is_floating_point()) continue;
+    EXPECT_TRUE(expected[i].second.allclose(actual[i].second, 1e-4, 1e-5)) << expected[i].first;
+  }
 }
 
 // The three ways users start ranks: the DeepSpeed launcher's form (--local_rank=N and
