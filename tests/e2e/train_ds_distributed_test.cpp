@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
@@ -263,6 +264,80 @@ TEST(DistributedTraining, TwoRanksWithAccumulationEqualOneRankAccumulatingAll) {
   for (size_t i = 0; i < expected.size(); ++i) {
     if (!expected[i].second.is_floating_point()) continue;
     EXPECT_TRUE(expected[i].second.allclose(actual[i].second, 1e-4, 1e-5)) << expected[i].first;
+  }
+}
+
+// Two frames with different counts, one per rank: the classification losses keep each rank's own
+// normaliser (sync_cls_avg_factor is off in the Baseline), while the regression losses divide by
+// the mean number of positives over the ranks (mmdet's reduce_mean). Computed by hand from each
+// frame trained alone: rank r's regression term S_r / p_r becomes S_r / mean(p), so the logged
+// mean over the ranks is (l_0 p_0 + l_1 p_1) / (p_0 + p_1).
+TEST(DistributedTraining, FramesWithDifferentCountsNormaliseAsMmdetAcrossRanks) {
+  const auto groups = test::frames_by_counts(distributed_dataset());
+  // Every ground-truth object is matched when there are at least as many queries (tiny.yaml: 8
+  // lane and 4 traffic-element queries), so the positives are the object counts.
+  std::vector<std::pair<std::pair<size_t, size_t>, test::FrameRef>> picked;
+  for (const auto& [counts, frames] : groups) {
+    if (counts.first <= 8 && counts.second >= 1 && counts.second <= 4 &&
+        (picked.empty() ||
+         (counts.first != picked[0].first.first && counts.second != picked[0].first.second)))
+      picked.push_back({counts, frames.front()});
+    if (picked.size() == 2) break;
+  }
+  ASSERT_EQ(picked.size(), 2u) << "no two frames with different lane and traffic-element counts";
+
+  const auto first_record = [&](const std::string& tag, const std::vector<test::FrameRef>& frames,
+                                bool two_ranks) {
+    const fs::path meta_root = test::scratch_dir(tag + "_meta");
+    test::write_collection(meta_root / "pair.json", frames);
+    const fs::path work_dir = test::scratch_dir(tag);
+    // Augmentation derives from the sample's index, which differs between a frame alone and in
+    // the pair: the photometric distortion is replaced by an identity normalisation.
+    const std::vector<std::string> args = tiny_arguments(
+        work_dir, meta_root,
+        {"data.samples_per_gpu=1",
+         "data.train.pipeline.2={type: NormalizeMultiviewImage, mean: [0.0, 0.0, 0.0], "
+         "std: [1.0, 1.0, 1.0], to_rgb: false}",
+         "--no-validate"});
+    if (!two_ranks) {
+      const auto result = test::run_app("train_ds", quoted(args));
+      EXPECT_EQ(result.exit_status, 0) << result.output;
+    } else {
+      test::RankLaunch launch;
+      launch.command = {(test::bin_dir() / "train_ds").string()};
+      launch.command.insert(launch.command.end(), args.begin(), args.end());
+      launch.command.push_back("--launcher");
+      launch.command.push_back("pytorch");
+      test::RankProcesses ranks(launch);
+      for (const auto& result : ranks.wait_all(std::chrono::seconds(240)))
+        EXPECT_EQ(result.exit_status, 0) << result.output;
+    }
+    return test::json_log_records(work_dir, "train").at(0);
+  };
+  const Json alone_0 = first_record("alone_0", {picked[0].second}, false);
+  const Json alone_1 = first_record("alone_1", {picked[1].second}, false);
+  const Json together =
+      first_record("different_counts", {picked[0].second, picked[1].second}, true);
+
+  const auto by_hand = [&](const char* key, double p0, double p1, bool synced) {
+    const double l0 = alone_0.at(key).get<double>();
+    const double l1 = alone_1.at(key).get<double>();
+    return synced ? (l0 * p0 + l1 * p1) / (p0 + p1) : (l0 + l1) / 2.0;
+  };
+  const double lanes_0 = static_cast<double>(picked[0].first.first);
+  const double lanes_1 = static_cast<double>(picked[1].first.first);
+  const double elements_0 = static_cast<double>(picked[0].first.second);
+  const double elements_1 = static_cast<double>(picked[1].first.second);
+  const std::vector<std::tuple<const char*, double, double, bool>> terms = {
+      {"lc_loss_cls", lanes_0, lanes_1, false},
+      {"lc_loss_bbox", lanes_0, lanes_1, true},
+      {"te_loss_cls", elements_0, elements_1, false},
+      {"te_loss_bbox", elements_0, elements_1, true},
+      {"te_loss_iou", elements_0, elements_1, true}};
+  for (const auto& [key, p0, p1, synced] : terms) {
+    const double expected = by_hand(key, p0, p1, synced);
+    // Each logged term is rounded to 5 decimals before the hand computation.
+    EXPECT_NEAR(together.at(key).get<double>(), expected, 3e-5 + 1e-5 * std::abs(expected)) << key;
   }
 }
 
