@@ -95,6 +95,38 @@ size_t files_ending_in(const fs::path& dir, const std::string& suffix) {
   return count;
 }
 
+// train_ds with `args` as every rank of a torchrun-style launch.
+test::RankLaunch train_ds_ranks(const std::vector<std::string>& args) {
+  test::RankLaunch launch;
+  launch.command = {(test::bin_dir() / "train_ds").string()};
+  launch.command.insert(launch.command.end(), args.begin(), args.end());
+  launch.command.push_back("--launcher");
+  launch.command.push_back("pytorch");
+  return launch;
+}
+
+// The first optimizer step of two runs gave the same logged `keys` and the same weights (within
+// float32 sums in another order).
+void expect_same_first_step(const fs::path& single, const fs::path& multi,
+                            const std::vector<const char*>& keys) {
+  const Json expected_record = test::json_log_records(single, "train").at(0);
+  const Json actual_record = test::json_log_records(multi, "train").at(0);
+  for (const char* key : keys) {
+    const double value = expected_record.at(key).get<double>();
+    EXPECT_NEAR(value, actual_record.at(key).get<double>(), test::sum_order_tolerance(value))
+        << key;
+  }
+  const NamedTensors expected = tensors_of(read_pth(single / "epoch_1.pth").at("state_dict"));
+  const NamedTensors actual = tensors_of(read_pth(multi / "epoch_1.pth").at("state_dict"));
+  ASSERT_EQ(expected.size(), actual.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (!expected[i].second.is_floating_point()) continue;
+    EXPECT_TRUE(expected[i].second.allclose(actual[i].second, 1e-4, 1e-5))
+        << expected[i].first << " max diff "
+        << (expected[i].second - actual[i].second).abs().max().item<double>();
+  }
+}
+
 // 2 ranks × batch 1 against 1 rank × batch 2 on two frames with the same lane and traffic-element
 // counts: the same loss, gradient norm and weights; only rank 0 writes; validation before
 // training, sharded over the ranks, scores exactly as one process does.
@@ -106,14 +138,8 @@ TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
   ASSERT_EQ(one.exit_status, 0) << one.output;
 
   const fs::path multi = test::scratch_dir("two_ranks");
-  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
-  for (const std::string& arg : tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"}))
-    command.push_back(arg);
-  command.push_back("--launcher");
-  command.push_back("pytorch");
-  test::RankLaunch launch;
-  launch.command = command;
-  test::RankProcesses ranks(launch);
+  test::RankProcesses ranks(
+      train_ds_ranks(tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"})));
   const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(240));
   for (int rank = 0; rank < 2; ++rank)
     ASSERT_EQ(results[rank].exit_status, 0) << "rank " << rank << ":\n" << results[rank].output;
@@ -129,22 +155,9 @@ TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
   EXPECT_EQ(files_ending_in(multi, ".log.json"), 1u);
   EXPECT_EQ(files_ending_in(multi, ".pth"), 2u);  // epoch_1.pth, latest.pth
 
-  const Json together = test::json_log_records(single, "train").at(0);
-  const Json parallel = test::json_log_records(multi, "train").at(0);
-  for (const char* key : {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
-                          "topology_lclc_loss_cls"}) {
-    const double value = together.at(key).get<double>();
-    EXPECT_NEAR(value, parallel.at(key).get<double>(), test::sum_order_tolerance(value)) << key;
-  }
-  const NamedTensors expected = tensors_of(read_pth(single / "epoch_1.pth").at("state_dict"));
-  const NamedTensors actual = tensors_of(read_pth(multi / "epoch_1.pth").at("state_dict"));
-  ASSERT_EQ(expected.size(), actual.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (!expected[i].second.is_floating_point()) continue;
-    EXPECT_TRUE(expected[i].second.allclose(actual[i].second, 1e-4, 1e-5))
-        << expected[i].first << " max diff "
-        << (expected[i].second - actual[i].second).abs().max().item<double>();
-  }
+  expect_same_first_step(single, multi,
+                         {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
+                          "topology_lclc_loss_cls"});
 
   // The same initial weights validated by one process and by two: the same results file.
   EXPECT_EQ(read_text(single / "results_epoch_0.json"), read_text(multi / "results_epoch_0.json"));
@@ -170,18 +183,10 @@ TEST(DistributedTraining, LauncherNoneWithSeveralRanksIsABadInvocation) {
 // few seconds the diagnosis takes), naming the lost rank, instead of hanging.
 TEST(DistributedTraining, AKilledRankMakesTheSurvivorExitNamingIt) {
   const fs::path work_dir = test::scratch_dir("killed_rank");
-  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
-  for (const std::string& arg :
-       tiny_arguments(work_dir, distributed_dataset(),
-                      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=100",
-                       "evaluation.before_train=false", "dist_params.timeout_s=5"}))
-    command.push_back(arg);
-  command.push_back("--no-validate");
-  command.push_back("--launcher");
-  command.push_back("pytorch");
-  test::RankLaunch launch;
-  launch.command = command;
-  test::RankProcesses ranks(launch);
+  test::RankProcesses ranks(train_ds_ranks(tiny_arguments(
+      work_dir, distributed_dataset(),
+      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=100",
+       "evaluation.before_train=false", "dist_params.timeout_s=5", "--no-validate"})));
   ASSERT_TRUE(ranks.wait_for_output(0, "Epoch 0, idx", std::chrono::seconds(120)))
       << ranks.output(0);
   ranks.kill(1, SIGKILL);
@@ -195,18 +200,10 @@ TEST(DistributedTraining, AKilledRankMakesTheSurvivorExitNamingIt) {
 // only whole checkpoint files.
 TEST(DistributedTraining, SigtermStopsEveryRankAfterTheSameStep) {
   const fs::path work_dir = test::scratch_dir("sigterm");
-  std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
-  for (const std::string& arg :
-       tiny_arguments(work_dir, distributed_dataset(),
-                      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=100",
-                       "evaluation.before_train=false", "checkpoint_config.iter_interval=2"}))
-    command.push_back(arg);
-  command.push_back("--no-validate");
-  command.push_back("--launcher");
-  command.push_back("pytorch");
-  test::RankLaunch launch;
-  launch.command = command;
-  test::RankProcesses ranks(launch);
+  test::RankProcesses ranks(train_ds_ranks(tiny_arguments(
+      work_dir, distributed_dataset(),
+      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=100",
+       "evaluation.before_train=false", "checkpoint_config.iter_interval=2", "--no-validate"})));
   ASSERT_TRUE(ranks.wait_for_output(0, "saved checkpoint", std::chrono::seconds(120)))
       << ranks.output(0);
   ranks.kill(0, SIGTERM);
@@ -236,14 +233,9 @@ TEST(DistributedTraining, TwoRanksWithAccumulationEqualOneRankAccumulatingAll) {
   ASSERT_EQ(one.exit_status, 0) << one.output;
 
   const fs::path multi = test::scratch_dir("two_ranks_accumulating");
-  test::RankLaunch launch;
-  launch.command = {(test::bin_dir() / "train_ds").string()};
-  for (const std::string& arg :
-       tiny_arguments(multi, meta_root,
-                      {"data.samples_per_gpu=1", "data.gradient_accumulation_steps=2",
-                       "--no-validate", "--launcher", "pytorch"}))
-    launch.command.push_back(arg);
-  test::RankProcesses ranks(launch);
+  test::RankProcesses ranks(train_ds_ranks(tiny_arguments(
+      multi, meta_root,
+      {"data.samples_per_gpu=1", "data.gradient_accumulation_steps=2", "--no-validate"})));
   const auto results = ranks.wait_all(std::chrono::seconds(240));
   for (int rank = 0; rank < 2; ++rank)
     ASSERT_EQ(results[rank].exit_status, 0) << results[rank].output;
@@ -251,20 +243,9 @@ TEST(DistributedTraining, TwoRanksWithAccumulationEqualOneRankAccumulatingAll) {
             std::string::npos)
       << results[0].output;
 
-  const Json together = test::json_log_records(single, "train").at(0);
-  const Json parallel = test::json_log_records(multi, "train").at(0);
-  for (const char* key : {"loss", "grad_norm", "lc_loss_bbox", "te_loss_cls",
-                          "topology_lclc_loss_cls", "topology_lcte_loss_cls"}) {
-    const double value = together.at(key).get<double>();
-    EXPECT_NEAR(value, parallel.at(key).get<double>(), test::sum_order_tolerance(value)) << key;
-  }
-  const NamedTensors expected = tensors_of(read_pth(single / "epoch_1.pth").at("state_dict"));
-  const NamedTensors actual = tensors_of(read_pth(multi / "epoch_1.pth").at("state_dict"));
-  ASSERT_EQ(expected.size(), actual.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (!expected[i].second.is_floating_point()) continue;
-    EXPECT_TRUE(expected[i].second.allclose(actual[i].second, 1e-4, 1e-5)) << expected[i].first;
-  }
+  expect_same_first_step(single, multi,
+                         {"loss", "grad_norm", "lc_loss_bbox", "te_loss_cls",
+                          "topology_lclc_loss_cls", "topology_lcte_loss_cls"});
 }
 
 // Two frames with different counts, one per rank: the classification losses keep each rank's own
@@ -303,12 +284,7 @@ TEST(DistributedTraining, FramesWithDifferentCountsNormaliseAsMmdetAcrossRanks) 
       const auto result = test::run_app("train_ds", quoted(args));
       EXPECT_EQ(result.exit_status, 0) << result.output;
     } else {
-      test::RankLaunch launch;
-      launch.command = {(test::bin_dir() / "train_ds").string()};
-      launch.command.insert(launch.command.end(), args.begin(), args.end());
-      launch.command.push_back("--launcher");
-      launch.command.push_back("pytorch");
-      test::RankProcesses ranks(launch);
+      test::RankProcesses ranks(train_ds_ranks(args));
       for (const auto& result : ranks.wait_all(std::chrono::seconds(240)))
         EXPECT_EQ(result.exit_status, 0) << result.output;
     }
