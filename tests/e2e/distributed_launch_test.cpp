@@ -38,19 +38,6 @@ const char* const kRankOneFails =
     "echo \"rank $RANK pid $$\"\n"
     "exec sleep 30\n";
 
-bool torch_distributed_run_available() {
-  static const bool available =
-      test::run_command("/usr/bin/python3 -c 'import torch.distributed.run'").exit_status == 0;
-  return available;
-}
-
-// Skips (outside CI) or fails (under CI) the test when Debian's python3-torch is missing.
-#define REQUIRE_TORCH_DISTRIBUTED_RUN()                                                     \
-  if (!torch_distributed_run_available()) {                                                 \
-    if (test::running_in_ci()) FAIL() << "python3-torch missing under CI";                  \
-    GTEST_SKIP() << "/usr/bin/python3 cannot import torch.distributed.run (python3-torch)"; \
-  }
-
 std::string script(const std::string& name) {
   return (test::source_dir() / "scripts" / name).string();
 }
@@ -234,7 +221,7 @@ TEST(DistTrainScript, PrefersATorchrunOnPathThatCanStartAProcess) {
 // A torchrun that works (the wrapper under the name torchrun) passes the check of one process
 // on the run's port and then runs the ranks on that same port.
 TEST(DistTrainScript, RunsTheRanksThroughAWorkingTorchrun) {
-  REQUIRE_TORCH_DISTRIBUTED_RUN();
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path dir = test::scratch_dir("bin");
   const std::string train_ds = stand_in(dir, "train_ds", kShowEnvironment);
   stand_in(dir, "torchrun", "exec /usr/bin/python3 '" + script("torchrun.py") + "' \"$@\"\n");
@@ -261,14 +248,14 @@ TEST(DistTrainScript, PassesOverATorchrunThatCannotStartAProcess) {
                             {{"TRAIN_DS", train_ds}, {"PATH", dir.string() + ":" + path}}));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   expect_contains(result.output,
-                  torch_distributed_run_available() ? "2 ranks via wrapper" : "2 ranks via self");
+                  test::torchrun_module_available() ? "2 ranks via wrapper" : "2 ranks via self");
   expect_contains(result.output,
                   environment_line(1, reported_port(result.output), threads_per_rank_of_two(),
                                    "cfg.yaml --launcher pytorch"));
 }
 
 TEST(DistTrainScript, ThroughTheTorchrunWrapperRanksGetTheSameEnvironment) {
-  REQUIRE_TORCH_DISTRIBUTED_RUN();
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path dir = test::scratch_dir("bin");
   const RankResult result = run_launcher(launcher(
       {script("dist_train.sh"), "cfg.yaml", "2", "--work-dir", "w"},
@@ -284,7 +271,7 @@ TEST(DistTrainScript, ThroughTheTorchrunWrapperRanksGetTheSameEnvironment) {
 
 // Debian's Std.from_str returns None for every value on Python 3.11; the wrapper's does not.
 TEST(DistTrainTorchrunWrapper, ParsesEveryRedirectAndTeeValue) {
-  REQUIRE_TORCH_DISTRIBUTED_RUN();
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const test::CommandResult result = test::run_command(
       "/usr/bin/python3 -c '\n"
       "import importlib.util, sys\n"
@@ -306,7 +293,7 @@ TEST(DistTrainTorchrunWrapper, ParsesEveryRedirectAndTeeValue) {
 }
 
 TEST(DistTrainTorchrunWrapper, StartsTwoRanksWithTheLauncherEnvironment) {
-  REQUIRE_TORCH_DISTRIBUTED_RUN();
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path dir = test::scratch_dir("bin");
   const int port = test::free_tcp_port();
   const RankResult result =
@@ -321,7 +308,7 @@ TEST(DistTrainTorchrunWrapper, StartsTwoRanksWithTheLauncherEnvironment) {
 }
 
 TEST(DistTrainTorchrunWrapper, FailsAndStopsTheOtherRanksWhenARankFails) {
-  REQUIRE_TORCH_DISTRIBUTED_RUN();
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path dir = test::scratch_dir("bin");
   const RankResult result =
       run_failing_ranks(launcher({"/usr/bin/python3", script("torchrun.py"), "--nproc_per_node",

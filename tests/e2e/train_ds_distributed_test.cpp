@@ -14,6 +14,7 @@
 #include "support/rank_processes.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
+#include "support/temp_files.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -56,13 +57,6 @@ std::string quoted(const std::vector<std::string>& args) {
   std::string line;
   for (const std::string& arg : args) line += " '" + arg + "'";
   return line;
-}
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A collection `pair.json` of `count` train frames with the same lane and traffic-element
@@ -160,7 +154,8 @@ TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
                           "topology_lclc_loss_cls"});
 
   // The same initial weights validated by one process and by two: the same results file.
-  EXPECT_EQ(read_text(single / "results_epoch_0.json"), read_text(multi / "results_epoch_0.json"));
+  EXPECT_EQ(test::read_file(single / "results_epoch_0.json"),
+            test::read_file(multi / "results_epoch_0.json"));
   const Json single_val = test::json_log_records(single, "val").at(0);
   const Json multi_val = test::json_log_records(multi, "val").at(0);
   for (const char* key : {"DET_l", "DET_t", "TOP_ll", "TOP_lt", "OLS"})
@@ -346,10 +341,7 @@ std::string launched_run(const fs::path& work_dir) {
 }
 
 TEST(DistributedTraining, TorchrunThroughTheDebianWrapperTrainsTwoRanks) {
-  if (test::run_command("/usr/bin/python3 -c 'import torch.distributed.run'").exit_status != 0) {
-    if (test::running_in_ci()) FAIL() << "python3-torch missing under CI";
-    GTEST_SKIP() << "/usr/bin/python3 cannot import torch.distributed.run (python3-torch)";
-  }
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path work_dir = test::scratch_dir("torchrun");
   const auto result = test::run_command(
       "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 180 /usr/bin/python3 '" +
@@ -380,10 +372,7 @@ TEST(DistributedTraining, DistTrainScriptTrainsTwoRanks) {
 // torchrun --max_restarts 1 with --resume-from auto: a rank killed mid-run takes its attempt
 // down; the restarted attempt resumes from latest.pth and finishes.
 TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
-  if (test::run_command("/usr/bin/python3 -c 'import torch.distributed.run'").exit_status != 0) {
-    if (test::running_in_ci()) FAIL() << "python3-torch missing under CI";
-    GTEST_SKIP() << "/usr/bin/python3 cannot import torch.distributed.run (python3-torch)";
-  }
+  OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path work_dir = test::scratch_dir("restart");
   const std::string train_ds = (test::bin_dir() / "train_ds").string();
   const std::string args = quoted(

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/run_command.h"
+#include "support/temp_files.h"
 #include "support/test_paths.h"
 
 extern char** environ;
@@ -35,13 +37,6 @@ constexpr std::chrono::milliseconds kPollInterval{10};
 const char* const kLauncherVariables[] = {
     "RANK",       "WORLD_SIZE",  "LOCAL_RANK",  "LOCAL_WORLD_SIZE",
     "LOCAL_SIZE", "MASTER_ADDR", "MASTER_PORT", "OMP_NUM_THREADS"};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // `program` itself when it names a path, else the first executable of that name in PATH.
 std::string resolve_program(const std::string& program) {
@@ -93,30 +88,30 @@ std::vector<std::string> rank_environment(
 }
 
 struct ProcessStat {
-  char state = 0;  // 'R', 'S', ..., 'Z' for a zombie; 0 when the process is gone
-  long session = 0;
+  char state = 0;       // 'R', 'S', ..., 'Z' for a zombie; 0 when the process is gone
+  long session_id = 0;  // the POSIX session (setsid) the process belongs to
 };
 
 ProcessStat process_stat(const fs::path& proc_dir) {
   const std::string stat = read_file(proc_dir / "stat");
-  // pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses.
+  // /proc/<pid>/stat: pid (comm) state ppid pgrp sid ...; comm may hold spaces and parentheses.
   const size_t paren = stat.rfind(')');
   if (paren == std::string::npos) return {};
   std::istringstream fields(stat.substr(paren + 1));
   ProcessStat result;
   long ppid = 0, pgrp = 0;
-  if (!(fields >> result.state >> ppid >> pgrp >> result.session)) return {};
+  if (!(fields >> result.state >> ppid >> pgrp >> result.session_id)) return {};
   return result;
 }
 
-// The processes of session `sid` that are not zombies.
+// The processes of POSIX session `sid` that are not zombies.
 std::vector<pid_t> session_members(pid_t sid) {
   std::vector<pid_t> members;
   for (const fs::directory_entry& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const ProcessStat stat = process_stat(entry.path());
-    if (stat.state != 0 && stat.state != 'Z' && stat.session == sid) {
+    if (stat.state != 0 && stat.state != 'Z' && stat.session_id == sid) {
       members.push_back(static_cast<pid_t>(std::stol(name)));
     }
   }
@@ -321,6 +316,12 @@ std::vector<RankResult> RankProcesses::wait_all(std::chrono::milliseconds timeou
     results.push_back(result);
   }
   return results;
+}
+
+bool torchrun_module_available() {
+  static const bool available =
+      run_command("/usr/bin/python3 -c 'import torch.distributed.run'").exit_status == 0;
+  return available;
 }
 
 }  // namespace olv2::test

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "support/test_paths.h"
+
 namespace olv2::test {
 
 // How to start the ranks of a local multi-process run.
@@ -91,4 +93,15 @@ class RankProcesses {
   std::vector<Rank> ranks_;
 };
 
+// Whether /usr/bin/python3 imports torch.distributed.run (Debian's python3-torch), which
+// scripts/torchrun.py runs.
+bool torchrun_module_available();
+
 }  // namespace olv2::test
+
+// Skips (outside CI) or fails (under CI) the current test when torchrun cannot be run.
+#define OLV2_REQUIRE_TORCHRUN_MODULE()                                                      \
+  if (!::olv2::test::torchrun_module_available()) {                                         \
+    if (::olv2::test::running_in_ci()) FAIL() << "python3-torch missing under CI";          \
+    GTEST_SKIP() << "/usr/bin/python3 cannot import torch.distributed.run (python3-torch)"; \
+  }

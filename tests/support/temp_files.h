@@ -8,4 +8,7 @@ namespace olv2::test {
 std::filesystem::path write_text(const std::filesystem::path& dir, const std::string& name,
                                  const std::string& contents);
 
+// The bytes of `path` (empty when it cannot be read).
+std::string read_file(const std::filesystem::path& path);
+
 }  // namespace olv2::test

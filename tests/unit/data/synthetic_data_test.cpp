@@ -18,6 +18,7 @@
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/error.h"
 #include "support/run_command.h"
+#include "support/temp_files.h"
 #include "support/test_paths.h"
 
 namespace fs = std::filesystem;
@@ -35,19 +36,12 @@ SyntheticDataOptions small_options(const fs::path& out, uint64_t seed = 7) {
   return options;
 }
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 // Every regular file under `root`, relative path -> bytes.
 std::map<std::string, std::string> tree(const fs::path& root) {
   std::map<std::string, std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     if (entry.is_regular_file()) {
-      files[fs::relative(entry.path(), root).string()] = read_bytes(entry.path());
+      files[fs::relative(entry.path(), root).string()] = olv2::test::read_file(entry.path());
     }
   }
   return files;
@@ -91,7 +85,8 @@ TEST(SyntheticData, CollectionSplitsFramesIntoTrainAndValSegments) {
   options.val_frames = 5;
   options.write_images = false;
   const auto summary = olv2::synthetic::make_synthetic_data(options);
-  const auto collection = nlohmann::ordered_json::parse(read_bytes(summary.collection_file));
+  const auto collection =
+      nlohmann::ordered_json::parse(olv2::test::read_file(summary.collection_file));
   std::vector<std::string> splits;
   for (const auto& split : collection.items()) {
     splits.push_back(split.key());
