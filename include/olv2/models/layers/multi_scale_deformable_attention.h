@@ -1,0 +1,58 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include "olv2/models/layers/ms_deform_attn.h"
+
+namespace olv2 {
+
+struct MultiScaleDeformableAttentionOptions {
+  int64_t embed_dims = 256;
+  int64_t num_heads = 8;
+  int64_t num_levels = 4;
+  int64_t num_points = 4;
+  double dropout = 0.1;     // on the output, before the residual sum
+  bool batch_first = false;  // [B, L, E] instead of [L, B, E]
+};
+
+// mmcv `MultiScaleDeformableAttention` (also OpenLane-V2's `CustomMSDeformableAttention`,
+// which computes the same): `sampling_offsets`, `attention_weights`, `value_proj`,
+// `output_proj`. Offsets and weights come from query + query_pos; the softmax runs over the
+// levels x points of each head. Reference points are 2-D (x, y: offsets are divided by the
+// level's (w, h)) or 4-D boxes (cx, cy, w, h: offsets are scaled by wh / (2 * num_points)).
+// Returns identity + Dropout(output_proj(sampled)); identity defaults to the query.
+class MultiScaleDeformableAttentionImpl : public torch::nn::Module {
+ public:
+  explicit MultiScaleDeformableAttentionImpl(const MultiScaleDeformableAttentionOptions& options);
+
+  // query [Q, B, E] (or [B, Q, E] when batch_first); value [S, B, E] (undefined = query);
+  // key_padding_mask [B, S] bool, true = the value token is zeroed (undefined = none);
+  // reference_points [B, Q, L, 2 or 4].
+  at::Tensor forward(const at::Tensor& query, const at::Tensor& value, const at::Tensor& identity,
+                     const at::Tensor& query_pos, const at::Tensor& key_padding_mask,
+                     const at::Tensor& reference_points, const SpatialShapes& spatial_shapes);
+
+  void reset_parameters();  // mmcv `init_weights`
+  void set_dropout(double p) { dropout_->options.p(p); }
+  const MultiScaleDeformableAttentionOptions& options() const { return options_; }
+
+ private:
+  MultiScaleDeformableAttentionOptions options_;
+  torch::nn::Linear sampling_offsets_{nullptr};
+  torch::nn::Linear attention_weights_{nullptr};
+  torch::nn::Linear value_proj_{nullptr};
+  torch::nn::Linear output_proj_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(MultiScaleDeformableAttention);
+
+// The sampling-offset bias mmcv starts from: per head h a unit direction at angle 2*pi*h/H,
+// scaled so its larger coordinate is 1 and multiplied by point index + 1; laid out
+// [head][extra...][point][xy] with `repeats` = the product of the axes between head and point
+// (levels, or queues x levels). Shared by every deformable attention's init.
+at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points);
+
+}  // namespace olv2
