@@ -1,0 +1,106 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/pimpl.h>
+
+#include <functional>
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/losses/focal_loss.h"
+#include "olv2/models/heads/custom_detr_head.h"
+#include "olv2/models/heads/lane_detection_transformer.h"
+
+namespace olv2 {
+
+// Defaults: the full baseline_large config.
+struct LcDeformableDetrHeadOptions {
+  int64_t num_classes = 1;  // sigmoid classification, no background output
+  int64_t in_channels = 256;
+  int64_t num_query = 100;
+  int64_t bev_h = 100;
+  int64_t bev_w = 200;
+  int64_t code_size = 15;  // 5 control points x (x, y, z)
+  int64_t embed_dims = 256;
+  int64_t num_decoder_layers = 6;
+  int64_t num_heads = 8;
+  int64_t num_levels = 1;  // the BEV is the only level
+  int64_t num_points = 4;
+  int64_t feedforward_channels = 512;
+  double ffn_drop = 0.1;
+  double attention_dropout = 0.1;
+  double msda_dropout = 0.1;
+  int64_t num_reg_fcs = 2;
+  std::vector<double> code_weights = std::vector<double>(15, 1.0);
+  BevRange pc_range = {-51.2, -25.6, -2.3, 51.2, 25.6, 1.7};
+  bool sync_cls_avg_factor = false;
+  FocalLossOptions loss_cls = [] {
+    FocalLossOptions loss;
+    loss.loss_weight = 1.5;
+    return loss;
+  }();
+  double loss_bbox_weight = 0.0075;  // L1 in metres
+  LaneHungarianAssignerOptions assigner = [] {
+    LaneHungarianAssignerOptions assigner;
+    assigner.cls_cost.weight = 1.5;
+    assigner.reg_cost_weight = 0.0075;
+    assigner.normalize = false;  // costs in metres
+    return assigner;
+  }();
+};
+
+struct LcHeadOutputs {
+  at::Tensor all_cls_scores;   // [L, B, Q, num_classes] logits
+  at::Tensor all_lanes_preds;  // [L, B, Q, code_size] control points in metres
+  at::Tensor history_states;   // [L, B, Q, E] decoder output (relationship heads' input)
+};
+
+// OpenLane-V2 `LCDeformableDETRHead`: lane centerlines as Bezier control points decoded from
+// the BEV features by a deformable DETR decoder, one classification and one regression branch
+// per decoder layer. Parameters `code_weights` (not trained), `transformer.*`,
+// `cls_branches.i.*`, `reg_branches.i.*`, `query_embedding`.
+class LcDeformableDetrHeadImpl : public torch::nn::Module {
+ public:
+  explicit LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOptions& options);
+
+  // bev_feats [B, bev_h*bev_w, in_channels] -> the outputs of every decoder layer.
+  LcHeadOutputs forward(const at::Tensor& bev_feats);
+
+  // Losses of every decoder layer against per-sample GT lanes ([G, code_size] metres) and
+  // labels ([G]): `loss_lane_cls`, `loss_lane_reg` (last layer), then `d{i}.loss_lane_cls`,
+  // `d{i}.loss_lane_reg`. `reduce_mean` averages a count over the ranks (identity when empty).
+  DetrHeadLosses loss(const LcHeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
+                      const std::vector<at::Tensor>& gt_labels,
+                      const std::function<double(double)>& reduce_mean = {}) const;
+
+  // Matching of one decoder layer's predictions of one sample (cls [Q, C], lanes [Q, R]).
+  AssignResult assign(const at::Tensor& cls_scores, const at::Tensor& lanes_preds,
+                      const at::Tensor& gt_lanes, const at::Tensor& gt_labels) const;
+
+  // The last layer's predictions of one sample, all queries in order: lanes in metres (not
+  // clamped) and sigmoid scores.
+  LaneDetections decode(const LcHeadOutputs& outputs, int64_t sample) const;
+
+  // The original's `init_weights`: the transformer's init and the classification prior
+  // (final bias -log(99)); the branches' other layers and the query embedding keep PyTorch's.
+  void reset_parameters();
+  void set_dropout(double p) { transformer_->set_dropout(p); }
+  const LcDeformableDetrHeadOptions& options() const { return options_; }
+  const at::Tensor& code_weights() const { return code_weights_; }
+
+ private:
+  at::Tensor lanes_from_regression(const at::Tensor& regression, const at::Tensor& reference) const;
+
+  LcDeformableDetrHeadOptions options_;
+  PerceptionTransformer transformer_{nullptr};
+  at::Tensor code_weights_;
+  torch::nn::ModuleList cls_branches_{nullptr};
+  torch::nn::ModuleList reg_branches_{nullptr};
+  torch::nn::Embedding query_embedding_{nullptr};
+};
+TORCH_MODULE(LcDeformableDetrHead);
+
+}  // namespace olv2

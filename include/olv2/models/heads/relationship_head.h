@@ -1,0 +1,52 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/losses/focal_loss.h"
+#include "olv2/models/layers/mlp.h"
+
+namespace olv2 {
+
+struct RelationshipHeadOptions {
+  int64_t in_channels_o1 = 256;
+  int64_t in_channels_o2 = 256;
+  bool shared_param = false;  // one MLP for both objects, and the first object's assignment
+  FocalLossOptions loss_rel = [] {
+    FocalLossOptions loss;
+    loss.loss_weight = 5.0;
+    return loss;
+  }();
+};
+
+// OpenLane-V2 `RelationshipHead` (`lclc_head`, `lcte_head`): embeds each object of the last
+// decoder layer with `MLP_o1` / `MLP_o2` (in -> in -> in -> 128) and scores every ordered pair
+// with `classifier` (256 -> 256 -> 256 -> 1). The widths 128 and 256 are the original's
+// constants, whatever the input widths.
+class RelationshipHeadImpl : public torch::nn::Module {
+ public:
+  explicit RelationshipHeadImpl(const RelationshipHeadOptions& options);
+
+  // o1_hs [L, B, Q1, C1], o2_hs [L, B, Q2, C2] decoder states -> logits [B, Q1, Q2, 1] of the
+  // last layer.
+  at::Tensor forward(const at::Tensor& o1_hs, const at::Tensor& o2_hs);
+
+  // Sigmoid focal loss (plain mean over all pairs) of the logits against the GT adjacency
+  // ([G1, G2] 0/1 per sample) carried to the matched queries by the last-layer assignment of
+  // each object (one result per sample).
+  at::Tensor loss(const at::Tensor& logits, const std::vector<AssignResult>& o1_assign,
+                  const std::vector<AssignResult>& o2_assign,
+                  const std::vector<at::Tensor>& gt_adjacency) const;
+
+ private:
+  RelationshipHeadOptions options_;
+  Mlp mlp_o1_{nullptr};
+  Mlp mlp_o2_{nullptr};
+  Mlp classifier_{nullptr};
+};
+TORCH_MODULE(RelationshipHead);
+
+}  // namespace olv2

@@ -1,0 +1,164 @@
+#include "olv2/models/heads/lc_deformable_detr_head.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "olv2/util/compat.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+void check_options(const LcDeformableDetrHeadOptions& options) {
+  if (options.in_channels != options.embed_dims) {
+    throw input_error("LCDeformableDETRHead: in_channels " + std::to_string(options.in_channels) +
+                      " differs from the transformer's embed_dims " +
+                      std::to_string(options.embed_dims));
+  }
+  if (options.code_size % 3 != 0) {
+    throw input_error("LCDeformableDETRHead: code_size must be a multiple of 3, got " +
+                      std::to_string(options.code_size));
+  }
+  if (static_cast<int64_t>(options.code_weights.size()) != options.code_size) {
+    throw input_error("LCDeformableDETRHead: " + std::to_string(options.code_weights.size()) +
+                      " code_weights for code_size " + std::to_string(options.code_size));
+  }
+  if (options.num_levels != 1) {
+    throw input_error("LCDeformableDETRHead: the BEV is a single feature level, got num_levels " +
+                      std::to_string(options.num_levels));
+  }
+}
+
+LaneDetectionTransformerOptions transformer_options(const LcDeformableDetrHeadOptions& head) {
+  LaneDetectionTransformerOptions options;
+  options.embed_dims = head.embed_dims;
+  options.num_layers = head.num_decoder_layers;
+  options.num_heads = head.num_heads;
+  options.num_points = head.num_points;
+  options.feedforward_channels = head.feedforward_channels;
+  options.ffn_drop = head.ffn_drop;
+  options.attention_dropout = head.attention_dropout;
+  options.msda_dropout = head.msda_dropout;
+  return options;
+}
+
+// (Linear, LayerNorm, ReLU) x num_reg_fcs, then Linear to the classes: keys 0, 1, 3, 4, 6.
+torch::nn::ModuleList make_cls_branch(const LcDeformableDetrHeadOptions& options) {
+  torch::nn::ModuleList branch;
+  for (int64_t i = 0; i < options.num_reg_fcs; ++i) {
+    branch->push_back(torch::nn::Linear(options.embed_dims, options.embed_dims));
+    branch->push_back(torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.embed_dims})));
+    branch->push_back(torch::nn::ReLU());
+  }
+  branch->push_back(torch::nn::Linear(options.embed_dims, options.num_classes));
+  return branch;
+}
+
+// (Linear, ReLU) x num_reg_fcs, then Linear to the code: keys 0, 2, 4.
+torch::nn::ModuleList make_reg_branch(const LcDeformableDetrHeadOptions& options) {
+  torch::nn::ModuleList branch;
+  for (int64_t i = 0; i < options.num_reg_fcs; ++i) {
+    branch->push_back(torch::nn::Linear(options.embed_dims, options.embed_dims));
+    branch->push_back(torch::nn::ReLU());
+  }
+  branch->push_back(torch::nn::Linear(options.embed_dims, options.code_size));
+  return branch;
+}
+
+// Runs a branch in order; LayerNorm goes through compat::layer_norm so it works under autocast.
+at::Tensor run_branch(const torch::nn::ModuleListImpl& branch, at::Tensor x) {
+  for (const auto& module : branch) {
+    if (auto* linear = module->as<torch::nn::LinearImpl>()) {
+      x = linear->forward(x);
+    } else if (auto* norm = module->as<torch::nn::LayerNormImpl>()) {
+      x = compat::layer_norm(x, norm->weight, norm->bias, norm->options.eps());
+    } else {
+      x = torch::relu(x);
+    }
+  }
+  return x;
+}
+
+at::Tensor inverse_sigmoid(const at::Tensor& x, double eps = 1e-5) {
+  const at::Tensor clamped = x.clamp(0, 1);
+  return torch::log(clamped.clamp_min(eps) / (1 - clamped).clamp_min(eps));
+}
+
+}  // namespace
+
+LcDeformableDetrHeadImpl::LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOptions& options)
+    : options_(options) {
+  check_options(options);
+  transformer_ =
+      register_module("transformer", PerceptionTransformer(transformer_options(options)));
+  code_weights_ = register_parameter(
+      "code_weights", torch::tensor(options.code_weights, torch::kFloat), /*requires_grad=*/false);
+  cls_branches_ = register_module("cls_branches", torch::nn::ModuleList());
+  reg_branches_ = register_module("reg_branches", torch::nn::ModuleList());
+  for (int64_t i = 0; i < options.num_decoder_layers; ++i) {
+    cls_branches_->push_back(make_cls_branch(options));
+    reg_branches_->push_back(make_reg_branch(options));
+  }
+  query_embedding_ = register_module(
+      "query_embedding", torch::nn::Embedding(options.num_query, 2 * options.embed_dims));
+  reset_parameters();
+}
+
+void LcDeformableDetrHeadImpl::reset_parameters() {
+  torch::NoGradGuard no_grad;
+  transformer_->reset_parameters();
+  // mmcv `bias_init_with_prob(0.01)`.
+  const double prior_bias = -std::log((1 - 0.01) / 0.01);
+  for (const auto& branch : *cls_branches_) {
+    const auto& layers = *branch->as<torch::nn::ModuleList>();
+    layers[layers.size() - 1]->as<torch::nn::LinearImpl>()->bias.fill_(prior_bias);
+  }
+}
+
+at::Tensor LcDeformableDetrHeadImpl::lanes_from_regression(const at::Tensor& regression,
+                                                           const at::Tensor& reference) const {
+  const int64_t num_points = options_.code_size / 3;
+  auto sizes = regression.sizes().vec();
+  sizes.back() = num_points;
+  sizes.push_back(3);
+  // Original behaviour: the one 3-D reference is added to every control point.
+  // Metres in float32 even under autocast: half precision would be centimetres off at 50 m.
+  const at::Tensor normalized =
+      (regression.to(torch::kFloat).view(sizes) + reference.to(torch::kFloat).unsqueeze(-2))
+          .sigmoid();
+  const BevRange& range = options_.pc_range;
+  const at::Tensor low = torch::tensor({range[0], range[1], range[2]}, normalized.options());
+  const at::Tensor size = torch::tensor(
+      {range[3] - range[0], range[4] - range[1], range[5] - range[2]}, normalized.options());
+  return (normalized * size + low).flatten(-2);
+}
+
+LcHeadOutputs LcDeformableDetrHeadImpl::forward(const at::Tensor& bev_feats) {
+  const LaneTransformerOutputs decoded =
+      transformer_->forward(bev_feats, query_embedding_->weight, options_.bev_h, options_.bev_w);
+  const at::Tensor reference = inverse_sigmoid(decoded.init_reference);  // [B, Q, 3]
+  std::vector<at::Tensor> classes, lanes;
+  for (int64_t l = 0; l < options_.num_decoder_layers; ++l) {
+    const at::Tensor states = decoded.inter_states[l];
+    classes.push_back(run_branch(*cls_branches_[l]->as<torch::nn::ModuleList>(), states));
+    lanes.push_back(lanes_from_regression(
+        run_branch(*reg_branches_[l]->as<torch::nn::ModuleList>(), states), reference));
+  }
+  LcHeadOutputs out;
+  out.all_cls_scores = torch::stack(classes);
+  out.all_lanes_preds = torch::stack(lanes);
+  out.history_states = decoded.inter_states;
+  return out;
+}
+
+LaneDetections LcDeformableDetrHeadImpl::decode(const LcHeadOutputs& outputs,
+                                                int64_t sample) const {
+  const int64_t last = outputs.all_cls_scores.size(0) - 1;
+  LaneDetections detections;
+  detections.lanes = outputs.all_lanes_preds[last][sample];
+  detections.scores = outputs.all_cls_scores[last][sample].sigmoid();
+  return detections;
+}
+
+}  // namespace olv2

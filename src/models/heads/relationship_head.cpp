@@ -1,0 +1,81 @@
+#include "olv2/models/heads/relationship_head.h"
+
+#include <torch/torch.h>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+constexpr int64_t kEmbeddingChannels = 128;
+constexpr int64_t kClassifierChannels = 2 * kEmbeddingChannels;
+
+// [Q1, Q2] adjacency of the matched query pairs, zero elsewhere.
+at::Tensor relationship_target(int64_t num_o1, int64_t num_o2, const AssignResult& o1,
+                               const AssignResult& o2, const at::Tensor& gt_adjacency,
+                               const at::TensorOptions& options) {
+  at::Tensor target = torch::zeros({num_o1, num_o2}, options);
+  const auto device = options.device();
+  const at::Tensor rows = o1.pos_inds.to(device);
+  const at::Tensor cols = o2.pos_inds.to(device);
+  if (rows.numel() == 0 || cols.numel() == 0) return target;
+  const at::Tensor adjacency = gt_adjacency.to(device)
+                                   .index_select(0, o1.pos_assigned_gt_inds.to(device))
+                                   .index_select(1, o2.pos_assigned_gt_inds.to(device));
+  target.index_put_({rows.unsqueeze(-1), cols.unsqueeze(0)}, adjacency.to(options.dtype()));
+  return target;
+}
+
+}  // namespace
+
+RelationshipHeadImpl::RelationshipHeadImpl(const RelationshipHeadOptions& options)
+    : options_(options) {
+  mlp_o1_ = register_module(
+      "MLP_o1", Mlp(options.in_channels_o1, options.in_channels_o1, kEmbeddingChannels, 3));
+  mlp_o2_ = options.shared_param
+                ? mlp_o1_
+                : Mlp(options.in_channels_o2, options.in_channels_o2, kEmbeddingChannels, 3);
+  register_module("MLP_o2", mlp_o2_);
+  classifier_ = register_module("classifier", Mlp(kClassifierChannels, kClassifierChannels, 1, 3));
+}
+
+at::Tensor RelationshipHeadImpl::forward(const at::Tensor& o1_hs, const at::Tensor& o2_hs) {
+  const at::Tensor e1 = mlp_o1_(o1_hs[o1_hs.size(0) - 1]);  // [B, Q1, 128]
+  const at::Tensor e2 = mlp_o2_(o2_hs[o2_hs.size(0) - 1]);  // [B, Q2, 128]
+  const int64_t num_o1 = e1.size(1);
+  const int64_t num_o2 = e2.size(1);
+  // [B, Q1, Q2, 256]: first half the first object, second half the second.
+  const at::Tensor pairs = torch::cat(
+      {e1.unsqueeze(2).expand({-1, -1, num_o2, -1}), e2.unsqueeze(1).expand({-1, num_o1, -1, -1})},
+      -1);
+  return classifier_(pairs);
+}
+
+at::Tensor RelationshipHeadImpl::loss(const at::Tensor& logits,
+                                      const std::vector<AssignResult>& o1_assign,
+                                      const std::vector<AssignResult>& o2_assign,
+                                      const std::vector<at::Tensor>& gt_adjacency) const {
+  const at::Tensor scores = logits.to(torch::kFloat);  // [B, Q1, Q2, 1]
+  const int64_t batch = scores.size(0);
+  // Original behaviour: with shared parameters the first object's assignment serves both.
+  const std::vector<AssignResult>& second = options_.shared_param ? o1_assign : o2_assign;
+  if (static_cast<int64_t>(o1_assign.size()) != batch ||
+      static_cast<int64_t>(second.size()) != batch ||
+      static_cast<int64_t>(gt_adjacency.size()) != batch) {
+    throw runtime_error("RelationshipHead loss: " + std::to_string(o1_assign.size()) + " and " +
+                        std::to_string(second.size()) + " assignments, " +
+                        std::to_string(gt_adjacency.size()) + " adjacencies for a batch of " +
+                        std::to_string(batch));
+  }
+  std::vector<at::Tensor> targets;
+  for (int64_t b = 0; b < batch; ++b) {
+    targets.push_back(relationship_target(scores.size(1), scores.size(2), o1_assign[b], second[b],
+                                          gt_adjacency[b], scores.options()));
+  }
+  // Original behaviour: class 0 is "connected", so the label is 1 - adjacency.
+  const at::Tensor labels = (1 - torch::stack(targets)).to(torch::kLong).reshape({-1});
+  return torch::nan_to_num(
+      sigmoid_focal_loss(scores.reshape({-1, 1}), labels, {}, std::nullopt, options_.loss_rel));
+}
+
+}  // namespace olv2
