@@ -73,7 +73,7 @@ void PerceptionTransformerImpl::reset_parameters() {
   for (at::Tensor& parameter : parameters()) {
     if (parameter.dim() > 1) torch::nn::init::xavier_uniform_(parameter);
   }
-  for (const auto& module : modules()) {
+  for (const auto& module : modules(/*include_self=*/false)) {
     if (auto* attention = module->as<MultiScaleDeformableAttentionImpl>()) {
       attention->reset_parameters();
     }
@@ -98,8 +98,8 @@ LaneTransformerOutputs PerceptionTransformerImpl::forward(const at::Tensor& bev_
   // Original behaviour: no refinement, so every layer samples at the initial (x, y).
   const at::Tensor reference_input = out.init_reference.narrow(-1, 0, 2).unsqueeze(2);
   const at::Tensor states =
-      decoder_(query.permute({1, 0, 2}), bev_feats.permute({1, 0, 2}), query_pos.permute({1, 0, 2}),
-               reference_input, {{bev_h, bev_w}});
+      decoder_->forward(query.permute({1, 0, 2}), bev_feats.permute({1, 0, 2}),
+                        query_pos.permute({1, 0, 2}), reference_input, {{bev_h, bev_w}});
   out.inter_states = states.permute({0, 2, 1, 3});
   return out;
 }
