@@ -57,16 +57,10 @@ void DeformableTransformerLayerImpl::set_dropout(double p) {
 
 void DeformableTransformerLayerImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
-  for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* linear = module->as<torch::nn::Linear>()) {
-      torch::nn::init::xavier_uniform_(linear->weight);
-      linear->bias.zero_();
-    }
-    if (auto* norm = module->as<torch::nn::LayerNorm>()) norm->reset_parameters();
+  for (at::Tensor& p : parameters()) {
+    if (p.dim() > 1) torch::nn::init::xavier_uniform_(p);
   }
   for (auto& attention : *attentions_) {
-    if (auto* multihead = attention->as<MultiheadAttention>())
-      multihead->attn()->reset_parameters();
     if (auto* deformable = attention->as<MultiScaleDeformableAttention>())
       deformable->reset_parameters();
   }

@@ -43,8 +43,8 @@ class DeformableTransformerLayerImpl : public torch::nn::Module {
                      const at::Tensor& reference_points, const SpatialShapes& spatial_shapes);
 
   void set_dropout(double p);
-  // mmdet's transformer init: Xavier-uniform Linears with zero bias, then each deformable
-  // attention's own init, LayerNorm (1, 0), PyTorch's in_proj init.
+  // mmdet's transformer init: Xavier-uniform on every parameter of two or more dimensions
+  // (biases keep PyTorch's defaults), then each deformable attention's own init.
   void reset_parameters();
 
  private:
