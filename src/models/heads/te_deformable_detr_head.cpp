@@ -9,7 +9,7 @@
 namespace olv2 {
 namespace {
 
-DeformableDetrTransformerOptions transformer_options(const TeDeformableDetrHeadOptions& head) {
+DeformableDetrTransformerOptions te_transformer_options(const TeDeformableDetrHeadOptions& head) {
   DeformableDetrTransformerOptions options;
   options.embed_dims = head.embed_dims;
   options.num_feature_levels = head.num_feature_levels;
@@ -34,7 +34,7 @@ DeformableDetrTransformerOptions transformer_options(const TeDeformableDetrHeadO
   return options;
 }
 
-torch::nn::Sequential make_reg_branch(const TeDeformableDetrHeadOptions& options) {
+torch::nn::Sequential te_reg_branch(const TeDeformableDetrHeadOptions& options) {
   torch::nn::Sequential branch;
   for (int64_t i = 0; i < options.num_reg_fcs; ++i) {
     branch->push_back(torch::nn::Linear(options.embed_dims, options.embed_dims));
@@ -44,7 +44,7 @@ torch::nn::Sequential make_reg_branch(const TeDeformableDetrHeadOptions& options
   return branch;
 }
 
-void check_options(const TeDeformableDetrHeadOptions& options) {
+void te_check_options(const TeDeformableDetrHeadOptions& options) {
   if (options.in_channels != options.embed_dims) {
     throw input_error("TEDeformableDETRHead: in_channels " + std::to_string(options.in_channels) +
                       " must equal embed_dims " + std::to_string(options.embed_dims) +
@@ -61,16 +61,16 @@ void check_options(const TeDeformableDetrHeadOptions& options) {
 
 TeDeformableDetrHeadImpl::TeDeformableDetrHeadImpl(const TeDeformableDetrHeadOptions& options)
     : options_(options) {
-  check_options(options);
+  te_check_options(options);
   transformer_ =
-      register_module("transformer", DeformableDetrTransformer(transformer_options(options)));
+      register_module("transformer", DeformableDetrTransformer(te_transformer_options(options)));
   cls_branches_ = register_module("cls_branches", torch::nn::ModuleList());
   reg_branches_ = register_module("reg_branches", torch::nn::ModuleList());
   // Without refinement every decoder layer shares the first layer's branches.
   for (int64_t i = 0; i < options.num_decoder_layers; ++i) {
     if (i == 0 || options.with_box_refine) {
       cls_branches_->push_back(torch::nn::Linear(options.embed_dims, options.num_classes));
-      reg_branches_->push_back(make_reg_branch(options));
+      reg_branches_->push_back(te_reg_branch(options));
     } else {
       const std::shared_ptr<torch::nn::Module> cls = cls_branches_[0];
       const std::shared_ptr<torch::nn::Module> reg = reg_branches_[0];
@@ -90,18 +90,19 @@ void TeDeformableDetrHeadImpl::reset_parameters() {
   transformer_->reset_parameters();
   const double prior_bias = -std::log((1 - 0.01) / 0.01);
   for (auto& branch : *cls_branches_) branch->as<torch::nn::Linear>()->bias.fill_(prior_bias);
+  const auto last_linear = [](const std::shared_ptr<torch::nn::Module>& branch) {
+    auto* sequential = branch->as<torch::nn::Sequential>();
+    return sequential->ptr(sequential->size() - 1)->as<torch::nn::Linear>();
+  };
   for (auto& branch : *reg_branches_) {
-    auto* last =
-        branch->as<torch::nn::Sequential>()->ptr(branch->size() - 1)->as<torch::nn::Linear>();
-    last->weight.zero_();
-    last->bias.zero_();
+    last_linear(branch)->weight.zero_();
+    last_linear(branch)->bias.zero_();
   }
-  auto* first = reg_branches_[0]->as<torch::nn::Sequential>();
-  first->ptr(first->size() - 1)->as<torch::nn::Linear>()->bias.slice(0, 2).fill_(-2.0);
+  last_linear(reg_branches_[0])->bias.slice(0, 2).fill_(-2.0);
 }
 
 at::Tensor TeDeformableDetrHeadImpl::regress(int64_t layer, const at::Tensor& states) const {
-  return reg_branches_[layer]->as<torch::nn::Sequential>()->forward(states);
+  return reg_branches_->ptr(layer)->as<torch::nn::Sequential>()->forward(states);
 }
 
 std::vector<at::Tensor> TeDeformableDetrHeadImpl::level_masks(

@@ -13,31 +13,32 @@
 namespace olv2 {
 namespace {
 
-struct BoxTargets {
+struct TeBoxTargets {
   at::Tensor labels;        // [Q] int64, num_classes = background
   at::Tensor bbox_targets;  // [Q, 4] (cx, cy, w, h) normalised, zero for negatives
   at::Tensor bbox_weights;  // [Q, 4] one for positives
   AssignResult assign;
 };
 
-struct LayerLosses {
+struct TeLayerLosses {
   at::Tensor cls, bbox, iou;
   std::vector<AssignResult> assign;
 };
 
 // [w, h, w, h] of an image of (h, w) pixels, as a [1, 4] row.
-at::Tensor box_scale(std::pair<int64_t, int64_t> img_shape, const at::TensorOptions& options) {
+at::Tensor te_box_scale(std::pair<int64_t, int64_t> img_shape, const at::TensorOptions& options) {
   const auto w = static_cast<double>(img_shape.second);
   const auto h = static_cast<double>(img_shape.first);
   return torch::tensor({w, h, w, h}, options).unsqueeze(0);
 }
 
-BoxTargets sample_targets(const TeDeformableDetrHeadOptions& options, const at::Tensor& cls_scores,
-                          const at::Tensor& bbox_preds, const at::Tensor& gt_boxes,
-                          const at::Tensor& gt_labels, std::pair<int64_t, int64_t> img_shape) {
+TeBoxTargets te_sample_targets(const TeDeformableDetrHeadOptions& options,
+                               const at::Tensor& cls_scores, const at::Tensor& bbox_preds,
+                               const at::Tensor& gt_boxes, const at::Tensor& gt_labels,
+                               std::pair<int64_t, int64_t> img_shape) {
   const at::Tensor gt = gt_boxes.reshape({-1, 4}).to(bbox_preds.options());
   const at::Tensor labels = gt_labels.reshape({-1}).to(bbox_preds.device(), torch::kLong);
-  BoxTargets t;
+  TeBoxTargets t;
   t.assign =
       HungarianAssigner(options.assigner)
           .assign(bbox_preds.detach(), cls_scores.detach(), gt, labels,
@@ -49,32 +50,33 @@ BoxTargets sample_targets(const TeDeformableDetrHeadOptions& options, const at::
       torch::full({bbox_preds.size(0)}, options.num_classes, labels.options().dtype(torch::kLong));
   t.labels.index_put_({pos}, labels.index_select(0, pos_gt));
   t.bbox_targets = torch::zeros_like(bbox_preds, torch::MemoryFormat::Contiguous);
-  t.bbox_targets.index_put_(
-      {pos}, bbox_xyxy_to_cxcywh(gt.index_select(0, pos_gt) / box_scale(img_shape, gt.options())));
+  t.bbox_targets.index_put_({pos}, bbox_xyxy_to_cxcywh(gt.index_select(0, pos_gt) /
+                                                       te_box_scale(img_shape, gt.options())));
   t.bbox_weights = torch::zeros_like(t.bbox_targets);
   t.bbox_weights.index_put_({pos}, 1.0);
   return t;
 }
 
-LayerLosses layer_losses(const TeDeformableDetrHeadOptions& options, const at::Tensor& cls_scores,
-                         const at::Tensor& bbox_preds, const std::vector<at::Tensor>& gt_boxes,
-                         const std::vector<at::Tensor>& gt_labels,
-                         const DetrImageGeometry& geometry,
-                         const std::function<double(double)>& reduce_mean) {
+TeLayerLosses te_layer_losses(const TeDeformableDetrHeadOptions& options,
+                              const at::Tensor& cls_scores, const at::Tensor& bbox_preds,
+                              const std::vector<at::Tensor>& gt_boxes,
+                              const std::vector<at::Tensor>& gt_labels,
+                              const DetrImageGeometry& geometry,
+                              const std::function<double(double)>& reduce_mean) {
   const int64_t batch = cls_scores.size(0);
   const int64_t num_queries = cls_scores.size(1);
   std::vector<at::Tensor> labels, bbox_targets, bbox_weights, factors;
   int64_t num_pos = 0;
-  LayerLosses out;
+  TeLayerLosses out;
   for (int64_t b = 0; b < batch; ++b) {
-    BoxTargets t = sample_targets(options, cls_scores[b], bbox_preds[b], gt_boxes[b], gt_labels[b],
-                                  geometry.img_shapes.at(b));
+    TeBoxTargets t = te_sample_targets(options, cls_scores[b], bbox_preds[b], gt_boxes[b],
+                                       gt_labels[b], geometry.img_shapes.at(b));
     num_pos += t.assign.pos_inds.numel();
     labels.push_back(t.labels);
     bbox_targets.push_back(t.bbox_targets);
     bbox_weights.push_back(t.bbox_weights);
     factors.push_back(
-        box_scale(geometry.img_shapes[b], bbox_preds.options()).expand({num_queries, 4}));
+        te_box_scale(geometry.img_shapes[b], bbox_preds.options()).expand({num_queries, 4}));
     out.assign.push_back(std::move(t.assign));
   }
   const auto mean_over_ranks = [&](double value) {
@@ -119,20 +121,20 @@ DetrHeadLosses TeDeformableDetrHeadImpl::loss(
                         std::to_string(geometry.img_shapes.size()) +
                         " image shapes for a batch of " + std::to_string(batch));
   }
-  std::vector<LayerLosses> layers;
+  std::vector<TeLayerLosses> layers;
   for (int64_t l = 0; l < num_layers; ++l) {
-    layers.push_back(layer_losses(options_, all_cls_scores[l], all_bbox_preds[l], gt_boxes,
-                                  gt_labels, geometry, reduce_mean));
+    layers.push_back(te_layer_losses(options_, all_cls_scores[l], all_bbox_preds[l], gt_boxes,
+                                     gt_labels, geometry, reduce_mean));
   }
   DetrHeadLosses result;
-  const auto add_layer = [&](const std::string& prefix, const LayerLosses& layer) {
+  const auto add_layer = [&](const std::string& prefix, const TeLayerLosses& layer) {
     result.losses.emplace_back(prefix + "loss_cls", layer.cls);
     result.losses.emplace_back(prefix + "loss_bbox", layer.bbox);
     result.losses.emplace_back(prefix + "loss_iou", layer.iou);
   };
   add_layer("", layers.back());
   for (int64_t l = 0; l + 1 < num_layers; ++l) add_layer("d" + std::to_string(l) + ".", layers[l]);
-  for (LayerLosses& layer : layers) result.assign_results.push_back(std::move(layer.assign));
+  for (TeLayerLosses& layer : layers) result.assign_results.push_back(std::move(layer.assign));
   return result;
 }
 

@@ -38,8 +38,8 @@ at::Tensor encoder_reference_points(const SpatialShapes& spatial_shapes,
 
 namespace {
 
-torch::nn::ModuleList make_layers(const DeformableTransformerLayerOptions& layer,
-                                  int64_t num_layers) {
+torch::nn::ModuleList deformable_layers(const DeformableTransformerLayerOptions& layer,
+                                        int64_t num_layers) {
   torch::nn::ModuleList layers;
   for (int64_t i = 0; i < num_layers; ++i) layers->push_back(DeformableTransformerLayer(layer));
   return layers;
@@ -66,7 +66,7 @@ at::Tensor refined_reference(const at::Tensor& delta, const at::Tensor& referenc
 
 DeformableDetrEncoderImpl::DeformableDetrEncoderImpl(const DeformableTransformerLayerOptions& layer,
                                                      int64_t num_layers) {
-  layers_ = register_module("layers", make_layers(layer, num_layers));
+  layers_ = register_module("layers", deformable_layers(layer, num_layers));
 }
 
 at::Tensor DeformableDetrEncoderImpl::forward(at::Tensor query, const at::Tensor& query_pos,
@@ -82,7 +82,7 @@ at::Tensor DeformableDetrEncoderImpl::forward(at::Tensor query, const at::Tensor
 
 DeformableDetrDecoderImpl::DeformableDetrDecoderImpl(const DeformableTransformerLayerOptions& layer,
                                                      int64_t num_layers) {
-  layers_ = register_module("layers", make_layers(layer, num_layers));
+  layers_ = register_module("layers", deformable_layers(layer, num_layers));
 }
 
 DeformableDetrDecoderOutputs DeformableDetrDecoderImpl::forward(
