@@ -161,8 +161,9 @@ TeHeadOutputs TeDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& m
     const at::Tensor states = out.history_states[l];
     const at::Tensor reference =
         inverse_sigmoid(l == 0 ? out.init_reference : out.inter_references[l - 1]);
-    const at::Tensor delta = regress(l, states);
-    // The initial reference is a point: only the centre gets it.
+    const at::Tensor delta = regress(l, states).to(torch::kFloat);
+    // Boxes in fp32 under autocast, like the references. The initial reference is a point: only
+    // the centre gets it.
     const at::Tensor logits =
         reference.size(-1) == 4
             ? delta + reference

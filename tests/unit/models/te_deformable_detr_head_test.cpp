@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "olv2/util/autocast_guard.h"
+
 namespace olv2 {
 namespace {
 
@@ -152,6 +154,28 @@ TEST(TeDeformableDetrHead, RankAveragedPositivesNormaliseTheLosses) {
     EXPECT_NEAR(cls_local.losses[i].second.item<double>() * (cls ? 1.0 : 3.0),
                 local.losses[i].second.item<double>(), 1e-5 * local.losses[i].second.item<double>())
         << name;
+  }
+}
+
+TEST(TeDeformableDetrHead, TrainsUnderBfloat16Autocast) {
+  torch::manual_seed(4);
+  const TeBatch batch = te_batch();
+  TeDeformableDetrHead head = te_perturbed_head(te_small_options());
+  TeHeadOutputs out;
+  {
+    const AutocastGuard autocast(c10::kCPU, AutocastState{true, torch::kBFloat16});
+    out = head->forward({batch.feats[0].to(torch::kBFloat16), batch.feats[1].to(torch::kBFloat16)},
+                        batch.geometry);
+  }
+  EXPECT_EQ(out.all_bbox_preds.scalar_type(), torch::kFloat);
+  EXPECT_EQ(out.inter_references.scalar_type(), torch::kFloat);
+  const at::Tensor total =
+      te_loss_sum(head->loss(out, batch.gt_boxes, batch.gt_labels, batch.geometry));
+  EXPECT_TRUE(total.isfinite().item<bool>());
+  total.backward();
+  for (const auto& item : head->named_parameters()) {
+    ASSERT_TRUE(item.value().grad().defined()) << item.key();
+    EXPECT_TRUE(item.value().grad().isfinite().all().item<bool>()) << item.key();
   }
 }
 
