@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <memory>
 
 #include "olv2/util/error.h"
 
@@ -112,7 +113,6 @@ std::vector<at::Tensor> TeDeformableDetrHeadImpl::level_masks(
     throw runtime_error("TEDeformableDETRHead: " + std::to_string(geometry.img_shapes.size()) +
                         " image shapes for a batch of " + std::to_string(batch));
   }
-  const auto device = mlvl_feats[0].device();
   std::vector<int64_t> heights, widths;
   for (const auto& [h, w] : geometry.img_shapes) {
     heights.push_back(h);
