@@ -157,6 +157,35 @@ TEST(TeDeformableDetrHead, RankAveragedPositivesNormaliseTheLosses) {
   }
 }
 
+TEST(TeDeformableDetrHead, ImagesWithoutGroundTruthAreAllBackground) {
+  torch::manual_seed(5);
+  TeBatch batch = te_batch();
+  batch.gt_boxes[1] = torch::zeros({0, 4});
+  batch.gt_labels[1] = torch::zeros({0}, torch::kLong);
+  TeDeformableDetrHead head = te_perturbed_head(te_small_options());
+  const DetrHeadLosses losses = head->loss(head->forward(batch.feats, batch.geometry),
+                                           batch.gt_boxes, batch.gt_labels, batch.geometry);
+  for (const auto& layer : losses.assign_results) {
+    EXPECT_EQ(layer.at(0).pos_inds.numel(), 2);
+    EXPECT_EQ(layer.at(1).pos_inds.numel(), 0);
+    EXPECT_EQ(layer.at(1).neg_inds.numel(), 6);
+  }
+  for (const auto& [name, value] : losses.losses) {
+    EXPECT_TRUE(value.isfinite().item<bool>()) << name;
+  }
+  // No box in the whole batch: the box losses are zero but stay in the graph.
+  batch.gt_boxes[0] = torch::zeros({0, 4});
+  batch.gt_labels[0] = torch::zeros({0}, torch::kLong);
+  const DetrHeadLosses empty = head->loss(head->forward(batch.feats, batch.geometry),
+                                          batch.gt_boxes, batch.gt_labels, batch.geometry);
+  for (const auto& [name, value] : empty.losses) {
+    if (name.find("loss_cls") == std::string::npos) {
+      EXPECT_EQ(value.item<double>(), 0.0) << name;
+    }
+    EXPECT_TRUE(value.requires_grad()) << name;
+  }
+}
+
 TEST(TeDeformableDetrHead, TrainsUnderBfloat16Autocast) {
   torch::manual_seed(4);
   const TeBatch batch = te_batch();
