@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "olv2/models/layers/deformable_detr_transformer.h"
 #include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
@@ -78,11 +79,6 @@ at::Tensor run_branch(const torch::nn::ModuleListImpl& branch, at::Tensor x) {
     }
   }
   return x;
-}
-
-at::Tensor inverse_sigmoid(const at::Tensor& x, double eps = 1e-5) {
-  const at::Tensor clamped = x.clamp(0, 1);
-  return torch::log(clamped.clamp_min(eps) / (1 - clamped).clamp_min(eps));
 }
 
 }  // namespace
