@@ -1,0 +1,109 @@
+#include "olv2/models/layers/multi_scale_deformable_attention.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points) {
+  const at::Tensor thetas =
+      torch::arange(num_heads, torch::kFloat) * static_cast<float>(2.0 * M_PI / num_heads);
+  at::Tensor grid = torch::stack({thetas.cos(), thetas.sin()}, -1);
+  grid = grid / std::get<0>(grid.abs().max(-1, /*keepdim=*/true));
+  grid = grid.view({num_heads, 1, 1, 2}).repeat({1, repeats, num_points, 1});
+  const at::Tensor scale =
+      torch::arange(1, num_points + 1, torch::kFloat).view({1, 1, num_points, 1});
+  return (grid * scale).flatten();
+}
+
+MultiScaleDeformableAttentionImpl::MultiScaleDeformableAttentionImpl(
+    const MultiScaleDeformableAttentionOptions& options)
+    : options_(options) {
+  if (options.embed_dims % options.num_heads != 0) {
+    throw input_error("MultiScaleDeformableAttention: embed_dims " +
+                      std::to_string(options.embed_dims) + " is not divisible by num_heads " +
+                      std::to_string(options.num_heads));
+  }
+  const int64_t samples = options.num_heads * options.num_levels * options.num_points;
+  sampling_offsets_ =
+      register_module("sampling_offsets", torch::nn::Linear(options.embed_dims, samples * 2));
+  attention_weights_ =
+      register_module("attention_weights", torch::nn::Linear(options.embed_dims, samples));
+  value_proj_ =
+      register_module("value_proj", torch::nn::Linear(options.embed_dims, options.embed_dims));
+  output_proj_ =
+      register_module("output_proj", torch::nn::Linear(options.embed_dims, options.embed_dims));
+  dropout_ = register_module("dropout", torch::nn::Dropout(options.dropout));
+  reset_parameters();
+}
+
+void MultiScaleDeformableAttentionImpl::reset_parameters() {
+  torch::NoGradGuard no_grad;
+  sampling_offsets_->weight.zero_();
+  sampling_offsets_->bias.copy_(
+      deformable_offset_bias_init(options_.num_heads, options_.num_levels, options_.num_points));
+  attention_weights_->weight.zero_();
+  attention_weights_->bias.zero_();
+  for (torch::nn::Linear& linear : {std::ref(value_proj_), std::ref(output_proj_)}) {
+    torch::nn::init::xavier_uniform_(linear->weight);
+    linear->bias.zero_();
+  }
+}
+
+at::Tensor MultiScaleDeformableAttentionImpl::forward(
+    const at::Tensor& query_in, const at::Tensor& value_in, const at::Tensor& identity_in,
+    const at::Tensor& query_pos, const at::Tensor& key_padding_mask,
+    const at::Tensor& reference_points, const SpatialShapes& spatial_shapes) {
+  const at::Tensor identity = identity_in.defined() ? identity_in : query_in;
+  at::Tensor query = query_pos.defined() ? query_in + query_pos : query_in;
+  at::Tensor value = value_in.defined() ? value_in : query_in;
+  if (!options_.batch_first) {
+    query = query.transpose(0, 1);
+    value = value.transpose(0, 1);
+  }
+  const int64_t batch = query.size(0), num_query = query.size(1), num_value = value.size(1);
+  const int64_t heads = options_.num_heads, levels = options_.num_levels,
+                points = options_.num_points;
+  if (static_cast<int64_t>(spatial_shapes.size()) != levels) {
+    throw runtime_error("MultiScaleDeformableAttention: " + std::to_string(levels) +
+                        " levels configured, " + std::to_string(spatial_shapes.size()) + " given");
+  }
+
+  value = value_proj_(value);
+  if (key_padding_mask.defined()) value = value.masked_fill(key_padding_mask.unsqueeze(-1), 0.0);
+  value = value.view({batch, num_value, heads, -1});
+  const at::Tensor offsets =
+      sampling_offsets_(query).view({batch, num_query, heads, levels, points, 2});
+  const at::Tensor weights = attention_weights_(query)
+                                 .view({batch, num_query, heads, levels * points})
+                                 .softmax(-1)
+                                 .view({batch, num_query, heads, levels, points});
+
+  at::Tensor locations;
+  const at::Tensor ref = reference_points.unsqueeze(2).unsqueeze(4);  // [B, Q, 1, L, 1, 2|4]
+  if (reference_points.size(-1) == 2) {
+    std::vector<float> wh;
+    for (const auto& [h, w] : spatial_shapes) {
+      wh.push_back(static_cast<float>(w));
+      wh.push_back(static_cast<float>(h));
+    }
+    const at::Tensor normalizer =
+        torch::tensor(wh, offsets.options()).view({1, 1, 1, levels, 1, 2});
+    locations = ref + offsets / normalizer;
+  } else if (reference_points.size(-1) == 4) {
+    locations =
+        ref.narrow(-1, 0, 2) + offsets / static_cast<double>(points) * ref.narrow(-1, 2, 2) * 0.5;
+  } else {
+    throw runtime_error("MultiScaleDeformableAttention: reference points must end in 2 or 4, got " +
+                        std::to_string(reference_points.size(-1)));
+  }
+  at::Tensor output = output_proj_(
+      ms_deform_attn(value, spatial_shapes, locations, weights).to(query.scalar_type()));
+  if (!options_.batch_first) output = output.transpose(0, 1);
+  return dropout_(output) + identity;
+}
+
+}  // namespace olv2
