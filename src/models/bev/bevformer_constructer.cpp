@@ -76,7 +76,7 @@ void BevFormerConstructerImpl::reset_parameters() {
   // its biases keep PyTorch's defaults.
 }
 
-at::Tensor BevFormerConstructerImpl::can_bus_embedding(const at::Tensor& can_bus) const {
+at::Tensor BevFormerConstructerImpl::can_bus_embedding(const at::Tensor& can_bus) {
   at::Tensor x = torch::relu(can_bus_fc1_->forward(can_bus.to(torch::kFloat)));
   x = torch::relu(can_bus_fc2_->forward(x));
   if (!can_bus_layer_norm_) return x;

@@ -56,7 +56,7 @@ class BevFormerConstructerImpl : public torch::nn::Module {
 
  private:
   void check_options() const;
-  at::Tensor can_bus_embedding(const at::Tensor& can_bus) const;  // [B, 18] -> [B, C]
+  at::Tensor can_bus_embedding(const at::Tensor& can_bus);  // [B, 18] -> [B, C]
   at::Tensor image_tokens(const std::vector<at::Tensor>& mlvl_feats,
                           SpatialShapes& spatial_shapes) const;  // -> [B, N_cam, S, C]
 

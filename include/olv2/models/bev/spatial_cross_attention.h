@@ -22,8 +22,8 @@ struct SpatialCrossAttentionOptions {
 // BEVFormer's spatial cross-attention: every BEV query samples the image tokens of each camera
 // that sees its pillar (`deformable_attention`), the per-camera results are averaged over those
 // cameras, and the residual is query + Dropout(output_proj(average)). Queries no camera sees
-// get output_proj(0). Computed densely over all queries and masked, which equals the
-// original's gathering of the visible queries per camera. Batch-first.
+// get output_proj(0). As in the original, each camera processes only the queries it selects,
+// padded to the longest selection. Batch-first.
 // Original behaviour: which queries a camera updates is decided by sample 0's visibility for
 // every sample, while the divisor counts each sample's own cameras (spec §9 item 6).
 class SpatialCrossAttentionImpl : public torch::nn::Module {
@@ -41,6 +41,12 @@ class SpatialCrossAttentionImpl : public torch::nn::Module {
   MsDeformableAttention3d& deformable_attention() { return deformable_attention_; }
 
  private:
+  // The deformable attention of each camera over the queries `selected` [N_cam, Q] for it,
+  // summed over cameras -> [B, Q, E]; a query no camera selects gets 0.
+  at::Tensor summed_over_cameras(const at::Tensor& query, const at::Tensor& tokens,
+                                 const at::Tensor& points, const at::Tensor& selected,
+                                 const SpatialShapes& spatial_shapes);
+
   SpatialCrossAttentionOptions options_;
   torch::nn::Dropout dropout_{nullptr};
   MsDeformableAttention3d deformable_attention_{nullptr};
