@@ -135,7 +135,7 @@ nlohmann::ordered_json probe(const Arguments& args) {
   } else {
     model->eval();
     torch::NoGradGuard no_grad;
-    const olv2::BaselineTestOutputs r = model->forward_test(batch).at(0);
+    const olv2::FrameTestOutputs r = model->forward_test(batch).at(0);
     out["outputs"] = {{"pred_lc.lanes", nested(r.lc.lanes)},
                       {"pred_lc.scores", nested(r.lc.scores)},
                       {"pred_te.bboxes_labels", nested(r.te.boxes_labels)},

@@ -9,10 +9,11 @@ namespace olv2 {
 
 const std::vector<std::string>& informational_keys() {
   static const std::vector<std::string> keys = {
-      "_dim_",          "_pos_dim_",     "_ffn_dim_",      "_num_levels_",
-      "bev_h_",         "bev_w_",        "method_para",    "img_norm_cfg",
-      "train_pipeline", "test_pipeline", "dataset_type",   "point_cloud_range",
-      "voxel_size",     "class_names",   "input_modality", "queue_length"};
+      "_dim_",        "_pos_dim_",         "_ffn_dim_",    "_num_levels_",   "bev_h_",
+      "bev_w_",       "method_para",       "img_norm_cfg", "train_pipeline", "test_pipeline",
+      "dataset_type", "point_cloud_range", "voxel_size",   "class_names",    "input_modality",
+      "queue_length", "num_cams",          "Map_size",     "code_size",      "_ffn_cfg_",
+      "total_epochs"};
   return keys;
 }
 

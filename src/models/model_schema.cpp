@@ -1,19 +1,21 @@
 #include "olv2/models/model_schema.h"
 
-namespace olv2 {
-namespace {
+#include "olv2/models/baseline_large_schema.h"
+#include "olv2/models/schema_parts.h"
 
-Schema typed(const std::string& type) {
+namespace olv2 {
+
+Schema typed_schema(const std::string& type) {
   Schema schema = Schema::map();
   schema.required("type", Schema::string().choices({type}));
   return schema;
 }
 
-Schema numbers() { return Schema::sequence(Schema::number()); }
-Schema integers() { return Schema::sequence(Schema::integer()); }
+Schema numbers_schema() { return Schema::sequence(Schema::number()); }
+Schema integers_schema() { return Schema::sequence(Schema::integer()); }
 
-Schema focal_loss() {
-  Schema loss = typed("FocalLoss");
+Schema focal_loss_schema() {
+  Schema loss = typed_schema("FocalLoss");
   loss.optional("use_sigmoid", Schema::boolean())
       .optional("gamma", Schema::number())
       .optional("alpha", Schema::number())
@@ -21,19 +23,23 @@ Schema focal_loss() {
   return loss;
 }
 
-Schema weighted_loss(const std::string& type) {
-  Schema loss = typed(type);
+Schema weighted_loss_schema(const std::string& type) {
+  Schema loss = typed_schema(type);
   loss.optional("loss_weight", Schema::number());
   return loss;
 }
 
+namespace {
+
 Schema cost(const std::string& type) {
-  Schema schema = typed(type);
+  Schema schema = typed_schema(type);
   schema.optional("weight", Schema::number());
   return schema;
 }
 
-Schema assigner() {
+}  // namespace
+
+Schema assigner_schema() {
   Schema focal_cost = cost("FocalLossCost");
   focal_cost.optional("alpha", Schema::number()).optional("gamma", Schema::number());
   Schema bbox_cost = cost("BBoxL1Cost");
@@ -41,31 +47,31 @@ Schema assigner() {
   Schema iou = cost("IoUCost");
   iou.optional("iou_mode", Schema::string().choices({"iou", "giou"}));
 
-  Schema lane = typed("LaneHungarianAssigner");
+  Schema lane = typed_schema("LaneHungarianAssigner");
   lane.optional("cls_cost", focal_cost)
       .optional("reg_cost", cost("LaneL1Cost"))
       .optional("iou_cost", iou)
-      .optional("bev_range", numbers())
+      .optional("bev_range", numbers_schema())
       .optional("normalize", Schema::boolean());
-  Schema box = typed("HungarianAssigner");
+  Schema box = typed_schema("HungarianAssigner");
   box.optional("cls_cost", focal_cost).optional("reg_cost", bbox_cost).optional("iou_cost", iou);
   return Schema::tagged("type", {{"LaneHungarianAssigner", lane}, {"HungarianAssigner", box}});
 }
 
-Schema resnet() {
-  Schema norm = typed("BN");
+Schema resnet_schema() {
+  Schema norm = typed_schema("BN");
   norm.optional("requires_grad", Schema::boolean());
-  Schema pretrained = typed("Pretrained");
+  Schema pretrained = typed_schema("Pretrained");
   pretrained.required("checkpoint", Schema::string()).optional("prefix", Schema::string());
-  Schema schema = typed("ResNet");
+  Schema schema = typed_schema("ResNet");
   schema.required("depth", Schema::integer())
       .optional("in_channels", Schema::integer())
       .optional("stem_channels", Schema::integer().nullable())
       .optional("base_channels", Schema::integer())
       .optional("num_stages", Schema::integer().range(1, 4))
-      .optional("strides", integers())
-      .optional("dilations", integers())
-      .optional("out_indices", integers())
+      .optional("strides", integers_schema())
+      .optional("dilations", integers_schema())
+      .optional("out_indices", integers_schema())
       .optional("style", Schema::string().choices({"pytorch", "caffe"}))
       .optional("frozen_stages", Schema::integer())
       .optional("norm_cfg", norm)
@@ -76,14 +82,16 @@ Schema resnet() {
   return schema;
 }
 
+namespace {
+
 Schema custom_fpn() {
-  Schema schema = typed("CustomFPN");
-  schema.required("in_channels", integers())
+  Schema schema = typed_schema("CustomFPN");
+  schema.required("in_channels", integers_schema())
       .required("out_channels", Schema::integer())
       .required("num_outs", Schema::integer())
       .optional("start_level", Schema::integer())
       .optional("end_level", Schema::integer())
-      .optional("out_ids", integers())
+      .optional("out_ids", integers_schema())
       .optional("add_extra_convs",
                 Schema::either(Schema::boolean(),
                                Schema::string().choices({"on_input", "on_lateral", "on_output"})))
@@ -92,19 +100,19 @@ Schema custom_fpn() {
 }
 
 Schema ipm_view_transformer() {
-  Schema schema = typed("CustomIPMViewTransformer");
+  Schema schema = typed_schema("CustomIPMViewTransformer");
   schema.required("num_cam", Schema::integer())
-      .required("xbound", numbers())
-      .required("ybound", numbers())
-      .required("zbound", numbers())
+      .required("xbound", numbers_schema())
+      .required("ybound", numbers_schema())
+      .required("zbound", numbers_schema())
       .required("out_channels", Schema::integer());
   return schema;
 }
 
 Schema detr_head() {
   Schema train_cfg = Schema::map();
-  train_cfg.required("assigner", assigner());
-  Schema schema = typed("CustomDETRHead");
+  train_cfg.required("assigner", assigner_schema());
+  Schema schema = typed_schema("CustomDETRHead");
   schema.required("num_classes", Schema::integer())
       .required("in_channels", Schema::integer())
       .required("num_query", Schema::integer())
@@ -116,30 +124,30 @@ Schema detr_head() {
       .optional("num_heads", Schema::integer())
       .optional("dropout", Schema::number().range(0, 1))
       .optional("ffn_dropout", Schema::number().range(0, 1))
-      .optional("loss_cls", focal_loss())
-      .optional("loss_bbox", weighted_loss("L1Loss"))
-      .optional("loss_iou", weighted_loss("GIoULoss"))
+      .optional("loss_cls", focal_loss_schema())
+      .optional("loss_bbox", weighted_loss_schema("L1Loss"))
+      .optional("loss_iou", weighted_loss_schema("GIoULoss"))
       .required("train_cfg", train_cfg)
       .optional("test_cfg", Schema::open_map().nullable())
-      .optional("bev_range", numbers());
+      .optional("bev_range", numbers_schema());
   return schema;
 }
 
 Schema topology_head() {
-  Schema schema = typed("TopologyHead");
+  Schema schema = typed_schema("TopologyHead");
   schema.required("in_channels", Schema::integer())
       .required("hidden_channels", Schema::integer())
       .required("out_channels", Schema::integer())
       .required("num_layers", Schema::integer())
-      .required("loss_cls", focal_loss());
+      .required("loss_cls", focal_loss_schema());
   return schema;
 }
 
 }  // namespace
 
 Schema model_schema() {
-  Schema baseline = typed("Baseline");
-  baseline.required("img_backbone", resnet())
+  Schema baseline = typed_schema("Baseline");
+  baseline.required("img_backbone", resnet_schema())
       .required("img_neck", custom_fpn())
       .required("img_view_transformer", ipm_view_transformer())
       .required("lc_head", detr_head())
@@ -152,7 +160,8 @@ Schema model_schema() {
       .optional(
           "checkpoint",
           Schema::sequence(Schema::string().choices({"extract_feat", "img_view_transformer"})));
-  return Schema::tagged("type", {{"Baseline", baseline}});
+  return Schema::tagged("type",
+                        {{"Baseline", baseline}, {"BaselineLarge", baseline_large_schema()}});
 }
 
 }  // namespace olv2

@@ -141,7 +141,7 @@ TEST_F(ModelLosses, TestOutputsEqualTheOriginal) {
   auto model = fixture_model(fixture_.losses, fixture_.state);
   model->eval();
   torch::NoGradGuard no_grad;
-  const std::vector<BaselineTestOutputs> outputs = model->forward_test(batch_);
+  const std::vector<FrameTestOutputs> outputs = model->forward_test(batch_);
   ASSERT_EQ(outputs.size(), 1u);
   const TensorMap expected = load_tensor_dict(fixture_.dir / "baseline_outputs.pt");
   expect_close(outputs[0].lc.lanes, at_key(expected, "pred_lc.lanes"), "pred_lc.lanes");

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "olv2/models/necks/conv_module.h"
+#include "olv2/models/necks/fpn_top_down.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -72,14 +73,7 @@ at::Tensor CustomFpnImpl::forward(const std::vector<at::Tensor>& inputs) {
     laterals.push_back(lateral_convs_[i]->as<ConvModule>()->forward(
         inputs[i + static_cast<size_t>(options_.start_level)]));
   }
-  for (size_t i = laterals.size() - 1; i > 0; --i) {
-    const at::Tensor& finer = laterals[i - 1];
-    laterals[i - 1] =
-        finer + torch::nn::functional::interpolate(
-                    laterals[i], torch::nn::functional::InterpolateFuncOptions()
-                                     .size(std::vector<int64_t>{finer.size(2), finer.size(3)})
-                                     .mode(torch::kNearest));
-  }
+  add_top_down(laterals);
   // As the original: output convs and laterals are both indexed by the level id
   // itself.
   const auto id = static_cast<size_t>(options_.out_ids.front());

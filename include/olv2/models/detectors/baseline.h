@@ -9,6 +9,7 @@
 #include "olv2/models/backbones/resnet.h"
 #include "olv2/models/bev/custom_ipm_view_transformer.h"
 #include "olv2/models/detectors/detector.h"
+#include "olv2/models/detectors/frame_test_outputs.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/topology_head.h"
 #include "olv2/models/necks/custom_fpn.h"
@@ -48,14 +49,6 @@ struct BaselineTrainOutputs {
   std::vector<AssignResult> te_assign;
 };
 
-// The decoded head outputs of one frame before result formatting (the original forward_test).
-struct BaselineTestOutputs {
-  LaneDetections lc;  // lanes [Q, 15] metres, scores [Q, 1]
-  BoxDetections te;   // boxes_labels [Q, 5] raw front pixels, scores [Q]
-  at::Tensor lclc;    // [Q_lc, Q_lc]
-  at::Tensor lcte;    // [Q_lc, Q_te]
-};
-
 // OpenLane-V2's `Baseline`: ResNet → CustomFPN → IPM to BEV; a DETR lane head on the BEV, a
 // DETR traffic-element head on the front camera's features, and two topology heads on the
 // decoder embeddings.
@@ -65,7 +58,7 @@ class BaselineImpl : public DetectorImpl {
 
   BaselineOutputs simple_forward(const Batch& batch);
   BaselineTrainOutputs forward_train_detailed(const Batch& batch);
-  std::vector<BaselineTestOutputs> forward_test(const Batch& batch);
+  std::vector<FrameTestOutputs> forward_test(const Batch& batch);
 
   LossMap forward_train(const Batch& batch) override;
   std::vector<FramePrediction> predict(const Batch& batch) override;

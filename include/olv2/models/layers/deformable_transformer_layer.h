@@ -17,8 +17,7 @@ enum class AttentionKind { kMultihead, kDeformable };
 
 struct DeformableTransformerLayerOptions {
   // One entry per attention of operation_order, in order (mmcv's `attn_cfgs` types).
-  std::vector<AttentionKind> attentions = {AttentionKind::kMultihead,
-                                           AttentionKind::kDeformable};
+  std::vector<AttentionKind> attentions = {AttentionKind::kMultihead, AttentionKind::kDeformable};
   MultiheadAttentionOptions multihead;
   MultiScaleDeformableAttentionOptions deformable;
   FfnOptions ffn;

@@ -14,7 +14,7 @@ struct MultiScaleDeformableAttentionOptions {
   int64_t num_heads = 8;
   int64_t num_levels = 4;
   int64_t num_points = 4;
-  double dropout = 0.1;     // on the output, before the residual sum
+  double dropout = 0.1;      // on the output, before the residual sum
   bool batch_first = false;  // [B, L, E] instead of [L, B, E]
 };
 
