@@ -1,0 +1,50 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+
+#include "olv2/models/layers/ms_deform_attn.h"
+
+namespace olv2 {
+
+struct TemporalSelfAttentionOptions {
+  int64_t embed_dims = 256;
+  int64_t num_heads = 8;
+  int64_t num_levels = 1;
+  int64_t num_points = 4;
+  int64_t num_bev_queue = 2;  // previous and current BEV; the original asserts 2
+  double dropout = 0.1;       // on the output, before the residual sum
+};
+
+// BEVFormer's temporal self-attention as OpenLane-V2 runs it: without a previous BEV (the only
+// path the original takes, spec §2.2), the value is two copies of the BEV queries, each copy
+// gets its own offsets and weights from concat(query, query + query_pos), and the two sampled
+// results are averaged. Batch-first; returns query + Dropout(output_proj(averaged)).
+// Parameters `sampling_offsets`, `attention_weights`, `value_proj`, `output_proj`.
+class TemporalSelfAttentionImpl : public torch::nn::Module {
+ public:
+  explicit TemporalSelfAttentionImpl(const TemporalSelfAttentionOptions& options);
+
+  // query, query_pos [B, Q, E]; reference_points [B * num_bev_queue, Q, num_levels, 2] with
+  // the copies of a sample adjacent (index b * num_bev_queue + t); spatial_shapes: the BEV grid.
+  at::Tensor forward(const at::Tensor& query, const at::Tensor& query_pos,
+                     const at::Tensor& reference_points, const SpatialShapes& spatial_shapes);
+
+  void reset_parameters();  // the original's init_weights
+  void set_dropout(double p) { dropout_->options.p(p); }
+
+ private:
+  TemporalSelfAttentionOptions options_;
+  torch::nn::Dropout dropout_{nullptr};
+  torch::nn::Linear sampling_offsets_{nullptr};
+  torch::nn::Linear attention_weights_{nullptr};
+  torch::nn::Linear value_proj_{nullptr};
+  torch::nn::Linear output_proj_{nullptr};
+};
+TORCH_MODULE(TemporalSelfAttention);
+
+}  // namespace olv2

@@ -1,0 +1,86 @@
+#include "olv2/models/bev/temporal_self_attention.h"
+
+#include <torch/torch.h>
+
+#include "olv2/models/bev/offset_normalizer.h"
+#include "olv2/models/layers/multi_scale_deformable_attention.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+TemporalSelfAttentionImpl::TemporalSelfAttentionImpl(const TemporalSelfAttentionOptions& options)
+    : options_(options) {
+  if (options.embed_dims % options.num_heads != 0) {
+    throw input_error("TemporalSelfAttention: embed_dims " + std::to_string(options.embed_dims) +
+                      " is not divisible by num_heads " + std::to_string(options.num_heads));
+  }
+  if (options.num_bev_queue != 2) {
+    throw input_error("TemporalSelfAttention: num_bev_queue must be 2, got " +
+                      std::to_string(options.num_bev_queue));
+  }
+  const int64_t samples =
+      options.num_bev_queue * options.num_heads * options.num_levels * options.num_points;
+  const int64_t in_channels = options.embed_dims * options.num_bev_queue;
+  dropout_ = register_module("dropout", torch::nn::Dropout(options.dropout));
+  sampling_offsets_ =
+      register_module("sampling_offsets", torch::nn::Linear(in_channels, samples * 2));
+  attention_weights_ =
+      register_module("attention_weights", torch::nn::Linear(in_channels, samples));
+  value_proj_ =
+      register_module("value_proj", torch::nn::Linear(options.embed_dims, options.embed_dims));
+  output_proj_ =
+      register_module("output_proj", torch::nn::Linear(options.embed_dims, options.embed_dims));
+  reset_parameters();
+}
+
+void TemporalSelfAttentionImpl::reset_parameters() {
+  torch::NoGradGuard no_grad;
+  sampling_offsets_->weight.zero_();
+  sampling_offsets_->bias.copy_(deformable_offset_bias_init(
+      options_.num_heads, options_.num_bev_queue * options_.num_levels, options_.num_points));
+  attention_weights_->weight.zero_();
+  attention_weights_->bias.zero_();
+  for (torch::nn::Linear& linear : {std::ref(value_proj_), std::ref(output_proj_)}) {
+    torch::nn::init::xavier_uniform_(linear->weight);
+    linear->bias.zero_();
+  }
+}
+
+at::Tensor TemporalSelfAttentionImpl::forward(const at::Tensor& query, const at::Tensor& query_pos,
+                                              const at::Tensor& reference_points,
+                                              const SpatialShapes& spatial_shapes) {
+  const int64_t batch = query.size(0), num_query = query.size(1);
+  const int64_t queue = options_.num_bev_queue, heads = options_.num_heads;
+  const int64_t levels = options_.num_levels, points = options_.num_points;
+  if (static_cast<int64_t>(spatial_shapes.size()) != levels) {
+    throw runtime_error("TemporalSelfAttention: " + std::to_string(spatial_shapes.size()) +
+                        " spatial shapes for " + std::to_string(levels) + " levels");
+  }
+  // The first half of the offset input is the first value copy, i.e. the query itself.
+  const at::Tensor offset_input = torch::cat({query, query + query_pos}, -1);
+  // Original behaviour: value_proj is applied twice (spec §9 item 1). Both value copies are the
+  // query, so it is projected once and repeated.
+  const at::Tensor projected = value_proj_->forward(value_proj_->forward(query));
+  const at::Tensor value = projected.unsqueeze(1)
+                               .expand({batch, queue, num_query, options_.embed_dims})
+                               .reshape({batch * queue, num_query, heads, -1});
+
+  // [B, Q, heads, queue, ...] -> [B * queue, Q, heads, ...]
+  const at::Tensor offsets = sampling_offsets_->forward(offset_input)
+                                 .view({batch, num_query, heads, queue, levels, points, 2})
+                                 .permute({0, 3, 1, 2, 4, 5, 6})
+                                 .reshape({batch * queue, num_query, heads, levels, points, 2});
+  const at::Tensor weights = attention_weights_->forward(offset_input)
+                                 .view({batch, num_query, heads, queue, levels * points})
+                                 .softmax(-1)
+                                 .view({batch, num_query, heads, queue, levels, points})
+                                 .permute({0, 3, 1, 2, 4, 5})
+                                 .reshape({batch * queue, num_query, heads, levels, points});
+  const at::Tensor locations = reference_points.unsqueeze(2).unsqueeze(4) +
+                               offsets / level_offset_normalizer(spatial_shapes, offsets.device());
+  const at::Tensor sampled = ms_deform_attn(value, spatial_shapes, locations, weights);
+  const at::Tensor averaged = sampled.view({batch, queue, num_query, -1}).mean(1);
+  return query + dropout_->forward(output_proj_->forward(averaged));
+}
+
+}  // namespace olv2
