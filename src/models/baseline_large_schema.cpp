@@ -52,8 +52,6 @@ Schema multihead_attention() {
   schema.required("embed_dims", Schema::integer())
       .required("num_heads", Schema::integer())
       .optional("dropout", ratio())
-      .optional("attn_drop", ratio())
-      .optional("proj_drop", ratio())
       .optional("batch_first", Schema::boolean());
   return schema;
 }

@@ -1,5 +1,7 @@
 #include "olv2/models/build.h"
 
+#include "olv2/models/build_parts.h"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -13,19 +15,6 @@
 #include "olv2/util/state_dict.h"
 
 namespace olv2 {
-namespace {
-
-template <size_t N>
-std::array<double, N> fixed_numbers(const ConfigNode& node) {
-  const std::vector<double> values = node.as_vector<double>();
-  if (values.size() != N) {
-    throw input_error(node.where() + ": expected " + std::to_string(N) + " numbers, got " +
-                      std::to_string(values.size()));
-  }
-  std::array<double, N> out{};
-  std::copy(values.begin(), values.end(), out.begin());
-  return out;
-}
 
 ResNetOptions resnet_from_config(const ConfigNode& cfg) {
   ResNetOptions o;
@@ -47,6 +36,8 @@ ResNetOptions resnet_from_config(const ConfigNode& cfg) {
   o.zero_init_residual = cfg.get<bool>("zero_init_residual", o.zero_init_residual);
   return o;
 }
+
+namespace {
 
 CustomFpnOptions fpn_from_config(const ConfigNode& cfg) {
   CustomFpnOptions o;
@@ -76,6 +67,8 @@ CustomIpmViewTransformerOptions ipm_from_config(const ConfigNode& cfg) {
   return o;
 }
 
+}  // namespace
+
 FocalLossOptions focal_from_config(const ConfigNode* cfg, FocalLossOptions o) {
   if (cfg == nullptr || cfg->is_null()) return o;
   if (!cfg->get<bool>("use_sigmoid", true)) {
@@ -101,6 +94,8 @@ double weight_of(const ConfigNode& cfg, const std::string& key, const std::strin
   const ConfigNode* node = cfg.find(key);
   return node == nullptr || node->is_null() ? fallback : node->get<double>(weight_key, fallback);
 }
+
+namespace {
 
 CustomDetrHeadOptions detr_head_from_config(const ConfigNode& cfg) {
   CustomDetrHeadOptions o;
@@ -169,6 +164,10 @@ TopologyHeadOptions topology_head_from_config(const ConfigNode& cfg) {
   return o;
 }
 
+}  // namespace
+
+namespace {
+
 std::filesystem::path torch_home() {
   if (const char* home = std::getenv("TORCH_HOME"); home != nullptr && *home != '\0') return home;
   if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
@@ -177,6 +176,8 @@ std::filesystem::path torch_home() {
   const char* user_home = std::getenv("HOME");
   return std::filesystem::path(user_home != nullptr ? user_home : ".") / ".cache" / "torch";
 }
+
+}  // namespace
 
 void load_pretrained_backbone(ResNetImpl& backbone, const ConfigNode& init_cfg) {
   const ConfigNode& checkpoint = init_cfg.at("checkpoint");
@@ -199,6 +200,8 @@ void load_pretrained_backbone(ResNetImpl& backbone, const ConfigNode& init_cfg) 
   options.prefix = init_cfg.get<std::string>("prefix", "");
   load_state_dict(backbone, tensors_of(value), options);
 }
+
+namespace {
 
 std::shared_ptr<DetectorImpl> build_baseline(const ConfigNode& model) {
   auto detector = std::make_shared<BaselineImpl>(baseline_options_from_config(model));
@@ -263,6 +266,7 @@ BaselineOptions baseline_options_from_config(const ConfigNode& model) {
 const std::map<std::string, DetectorFactory>& detector_registry() {
   static const std::map<std::string, DetectorFactory> registry = {
       {"Baseline", build_baseline},
+      {"BaselineLarge", build_baseline_large},
   };
   return registry;
 }

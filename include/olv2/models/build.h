@@ -7,6 +7,7 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/models/detectors/baseline.h"
+#include "olv2/models/detectors/baseline_large.h"
 #include "olv2/models/detectors/detector.h"
 
 namespace olv2 {
@@ -14,6 +15,7 @@ namespace olv2 {
 // The options of the `model` section (validated against model_schema()); every error names
 // the config file, line and key.
 BaselineOptions baseline_options_from_config(const ConfigNode& model);
+BaselineLargeOptions baseline_large_options_from_config(const ConfigNode& model);
 
 // Builds a detector from its validated `model` section.
 using DetectorFactory = std::function<std::shared_ptr<DetectorImpl>(const ConfigNode& model)>;

@@ -1,0 +1,88 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/pimpl.h>
+
+#include <string>
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/models/backbones/resnet.h"
+#include "olv2/models/bev/bevformer_constructer.h"
+#include "olv2/models/detectors/detector.h"
+#include "olv2/models/detectors/frame_test_outputs.h"
+#include "olv2/models/heads/lc_deformable_detr_head.h"
+#include "olv2/models/heads/relationship_head.h"
+#include "olv2/models/heads/te_deformable_detr_head.h"
+#include "olv2/models/necks/fpn.h"
+
+namespace olv2 {
+
+struct BaselineLargeOptions {
+  ResNetOptions img_backbone;
+  FpnOptions img_neck;
+  BevFormerConstructerOptions bev_constructor;
+  TeDeformableDetrHeadOptions bbox_head;
+  LcDeformableDetrHeadOptions pts_bbox_head;
+  RelationshipHeadOptions lclc_head;
+  RelationshipHeadOptions lcte_head;
+  // Stages recomputed in backward (activation checkpointing): extract_feat, bev_constructor.
+  std::vector<std::string> checkpoint;
+};
+
+extern const std::vector<std::string> kBaselineLargeCheckpointableStages;
+
+// Everything the shared forward pass computes.
+struct BaselineLargeOutputs {
+  std::vector<at::Tensor> image_features;  // FPN levels, each [B, N, C, h, w]
+  at::Tensor bev_features;                 // [B, bev_h * bev_w, C]
+  LcHeadOutputs lc;
+  TeHeadOutputs te;
+  at::Tensor lclc;  // [B, Q_lc, Q_lc, 1] logits
+  at::Tensor lcte;  // [B, Q_lc, Q_te, 1] logits
+  DetrImageGeometry te_geometry;
+};
+
+struct BaselineLargeTrainOutputs {
+  LossMap losses;
+  std::vector<std::vector<AssignResult>> lc_assign;  // [decoder layer][sample]
+  std::vector<std::vector<AssignResult>> te_assign;
+};
+
+// OpenLane-V2's `BaselineLarge` on its first frame (no previous BEV, as the original trains
+// and tests): ResNet → FPN → BEVFormer encoder; a deformable-DETR lane head on the BEV, a
+// deformable-DETR traffic-element head on the front camera's FPN levels, and two
+// relationship heads on the last decoder layers' embeddings.
+class BaselineLargeImpl : public DetectorImpl {
+ public:
+  explicit BaselineLargeImpl(const BaselineLargeOptions& options);
+
+  BaselineLargeOutputs simple_forward(const Batch& batch);
+  BaselineLargeTrainOutputs forward_train_detailed(const Batch& batch);
+  // Per sample: lanes in metres, boxes in the resized front image, or divided by the
+  // scale factor when `rescale` (the original's evaluation, in raw front-image pixels).
+  std::vector<FrameTestOutputs> forward_test(const Batch& batch, bool rescale);
+
+  LossMap forward_train(const Batch& batch) override;
+  std::vector<FramePrediction> predict(const Batch& batch) override;
+  void set_dropout(double p) override;
+
+  ResNet& img_backbone() { return img_backbone_; }
+  const BaselineLargeOptions& options() const { return options_; }
+
+ private:
+  std::vector<at::Tensor> extract_feat(const at::Tensor& images);
+  at::Tensor construct_bev(const std::vector<at::Tensor>& features, const Batch& batch);
+  bool checkpointed(const std::string& stage) const;
+
+  BaselineLargeOptions options_;
+  LcDeformableDetrHead pts_bbox_head_{nullptr};
+  ResNet img_backbone_{nullptr};
+  Fpn img_neck_{nullptr};
+  BevFormerConstructer bev_constructor_{nullptr};
+  TeDeformableDetrHead bbox_head_{nullptr};
+  RelationshipHead lclc_head_{nullptr};
+  RelationshipHead lcte_head_{nullptr};
+};
+TORCH_MODULE(BaselineLarge);
+
+}  // namespace olv2

@@ -1,0 +1,58 @@
+#pragma once
+// Shared by the BaselineLarge model tests: the reduced fixture model built from
+// configs/fixtures/baseline_large_reduced.yaml through the real config builder, with the
+// fixture's weights, and the fixture input as a Batch.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "model_fixture.h"
+#include "olv2/config/config_loader.h"
+#include "olv2/models/build.h"
+#include "olv2/models/detectors/baseline_large.h"
+#include "olv2/util/state_dict.h"
+#include "support/test_paths.h"
+
+namespace olv2::test {
+
+struct LargeModelFixture {
+  std::filesystem::path dir;
+  nlohmann::json losses;
+  NamedTensors state;
+  TensorMap input;
+  TensorMap intermediates;
+  TensorMap outputs;
+};
+
+inline LargeModelFixture read_large_model_fixture(const std::filesystem::path& losses_json) {
+  LargeModelFixture f;
+  f.dir = losses_json.parent_path();
+  f.losses = load_json(losses_json);
+  f.state = load_named_tensors(f.dir / "baseline_large_state_dict.pt");
+  f.input = load_tensor_dict(f.dir / "baseline_large_input.pt");
+  f.intermediates = load_tensor_dict(f.dir / "baseline_large_intermediates.pt");
+  f.outputs = load_tensor_dict(f.dir / "baseline_large_outputs.pt");
+  return f;
+}
+
+inline ConfigNode large_reduced_model_config() {
+  return load_config_file(source_dir() / "configs/fixtures/baseline_large_reduced.yaml")
+      .at("model");
+}
+
+inline std::shared_ptr<BaselineLargeImpl> large_fixture_model(const NamedTensors& state,
+                                                              BaselineLargeOptions options) {
+  auto model = std::make_shared<BaselineLargeImpl>(options);
+  load_state_dict(*model, state);
+  return model;
+}
+
+inline std::shared_ptr<BaselineLargeImpl> large_fixture_model(const NamedTensors& state) {
+  return large_fixture_model(state,
+                             baseline_large_options_from_config(large_reduced_model_config()));
+}
+
+}  // namespace olv2::test

@@ -1,0 +1,178 @@
+// The whole BaselineLarge against the original: losses with their names and order, every
+// decoder layer's matching, gradient sums, test outputs and module-boundary tensors, and
+// activation checkpointing.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <set>
+
+#include "large_model_fixture.h"
+
+namespace olv2::test {
+namespace {
+
+class LargeModel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    OLV2_REQUIRE_FIXTURE(json_path, "baseline_large_losses.json");
+    fixture_ = read_large_model_fixture(json_path);
+    batch_ = fixture_batch(fixture_.input, /*with_gt=*/true);
+  }
+
+  // A training step as the fixture ran it: train mode, dropout 0, backward of the total loss.
+  BaselineLargeTrainOutputs train_step(BaselineLargeImpl& model, double dropout = 0.0) {
+    model.train();
+    model.set_dropout(dropout);
+    model.zero_grad();
+    BaselineLargeTrainOutputs out = model.forward_train_detailed(batch_);
+    total_loss(out.losses).backward();
+    return out;
+  }
+
+  void expect_assignments(const std::vector<std::vector<AssignResult>>& layers,
+                          const std::string& head) {
+    for (size_t layer = 0; layer < layers.size(); ++layer) {
+      const std::string prefix = "train." + head + ".assign_result." + std::to_string(layer) + ".";
+      const AssignResult& r = layers[layer].at(0);
+      const TensorMap& f = fixture_.intermediates;
+      EXPECT_TRUE(torch::equal(r.pos_inds, at_key(f, prefix + "pos_inds.0"))) << prefix;
+      EXPECT_TRUE(torch::equal(r.neg_inds, at_key(f, prefix + "neg_inds.0"))) << prefix;
+      EXPECT_TRUE(
+          torch::equal(r.pos_assigned_gt_inds, at_key(f, prefix + "pos_assigned_gt_inds.0")))
+          << prefix;
+    }
+  }
+
+  LargeModelFixture fixture_;
+  Batch batch_;
+};
+
+TEST_F(LargeModel, TheReducedConfigIsTheFixturesModelConfig) {
+  const ConfigNode model = large_reduced_model_config();
+  // Every key and value of the fixture's model_cfg, and nothing else.
+  std::function<void(const ConfigNode&, const nlohmann::json&, const std::string&)> same =
+      [&](const ConfigNode& ours, const nlohmann::json& theirs, const std::string& path) {
+        if (theirs.is_object()) {
+          ASSERT_TRUE(ours.is_map()) << path;
+          EXPECT_EQ(ours.size(), theirs.size()) << path << ": number of keys";
+          for (const auto& [key, value] : theirs.items()) {
+            const ConfigNode* child = ours.find(key);
+            ASSERT_NE(child, nullptr) << path << "." << key << " missing";
+            same(*child, value, path + "." + key);
+          }
+        } else if (theirs.is_array()) {
+          ASSERT_TRUE(ours.is_sequence()) << path;
+          ASSERT_EQ(ours.size(), theirs.size()) << path;
+          for (size_t i = 0; i < theirs.size(); ++i) {
+            same(ours[i], theirs[i], path + "[" + std::to_string(i) + "]");
+          }
+        } else if (theirs.is_null()) {
+          EXPECT_TRUE(ours.is_null()) << path;
+        } else if (theirs.is_boolean()) {
+          EXPECT_EQ(ours.as_bool(), theirs.get<bool>()) << path;
+        } else if (theirs.is_number()) {
+          EXPECT_EQ(ours.as_double(), theirs.get<double>()) << path;
+        } else {
+          EXPECT_EQ(ours.as_string(), theirs.get<std::string>()) << path;
+        }
+      };
+  same(model, fixture_.losses.at("model_cfg"), "model");
+}
+
+TEST_F(LargeModel, LossesMatchingAndGradientsEqualTheOriginal) {
+  auto model = large_fixture_model(fixture_.state);
+  const BaselineLargeTrainOutputs out = train_step(*model);
+
+  // Read in file order: the original's loss order is part of what is checked.
+  std::ifstream file(fixture_.dir / "baseline_large_losses.json");
+  const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(file).at("losses");
+  ASSERT_EQ(out.losses.size(), expected.size());
+  size_t i = 0;
+  for (const auto& [name, value] : expected.items()) {
+    EXPECT_EQ(out.losses[i].first, name) << "loss " << i << " (names and order)";
+    expect_loss(out.losses[i].second, value.get<double>(), name);
+    ++i;
+  }
+  expect_loss(total_loss(out.losses), fixture_.losses.at("total_loss").get<double>(), "total_loss");
+  ASSERT_EQ(out.lc_assign.size(), 2u);
+  ASSERT_EQ(out.te_assign.size(), 2u);
+  expect_assignments(out.lc_assign, "pts_bbox_head");
+  expect_assignments(out.te_assign, "bbox_head");
+
+  std::map<std::string, at::Tensor> grads;
+  for (const auto& item : model->named_parameters()) grads[item.key()] = item.value().grad();
+  int checked = 0;
+  for (const auto& [name, value] : fixture_.losses.at("grad_abs_sum_all").items()) {
+    ASSERT_TRUE(grads.count(name) && grads[name].defined()) << name << " has no gradient";
+    const double reference = value.get<double>();
+    if (reference > 1e-3) {
+      EXPECT_NEAR(grads[name].abs().sum().item<double>(), reference, 1e-3 * reference) << name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(fixture_.losses.at("grad_abs_sum_all").size()));
+  std::set<std::string> without_grad, expected_without;
+  for (const auto& [name, grad] : grads) {
+    if (!grad.defined()) without_grad.insert(name);
+  }
+  for (const auto& name : fixture_.losses.at("params_without_grad"))
+    expected_without.insert(name.get<std::string>());
+  EXPECT_EQ(without_grad, expected_without);
+}
+
+TEST_F(LargeModel, TestOutputsAndIntermediatesEqualTheOriginal) {
+  auto model = large_fixture_model(fixture_.state);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const TensorMap& f = fixture_.intermediates;
+  const BaselineLargeOutputs out = model->simple_forward(batch_);
+  expect_close(out.bev_features, at_key(f, "test.bev_constructor"), "bev_constructor");
+  expect_close(out.bev_features, at_key(fixture_.outputs, "new_prev_bev"), "new_prev_bev");
+  expect_close(out.lc.all_cls_scores, at_key(f, "test.pts_bbox_head.all_cls_scores"), "lc cls");
+  expect_close(out.lc.all_lanes_preds, at_key(f, "test.pts_bbox_head.all_lanes_preds"), "lc lanes");
+  expect_close(out.te.all_cls_scores, at_key(f, "test.bbox_head.all_cls_scores"), "te cls");
+  expect_close(out.te.all_bbox_preds, at_key(f, "test.bbox_head.all_bbox_preds"), "te boxes");
+
+  const std::vector<FrameTestOutputs> outputs = model->forward_test(batch_, /*rescale=*/false);
+  ASSERT_EQ(outputs.size(), 1u);
+  const TensorMap& expected = fixture_.outputs;
+  expect_close(outputs[0].lc.lanes, at_key(expected, "pred_lc.0"), "pred_lc.0");
+  expect_close(outputs[0].lc.scores, at_key(expected, "pred_lc.1"), "pred_lc.1");
+  expect_close(outputs[0].te.boxes_labels, at_key(expected, "pred_te.0"), "pred_te.0");
+  expect_close(outputs[0].te.scores, at_key(expected, "pred_te.1"), "pred_te.1");
+  expect_close(outputs[0].lclc, at_key(expected, "pred_topology_lclc"), "pred_topology_lclc");
+  expect_close(outputs[0].lcte, at_key(expected, "pred_topology_lcte"), "pred_topology_lcte");
+
+  // Evaluation rescales the boxes to the raw front image, as mmdet3d's test loop asks.
+  const std::vector<FrameTestOutputs> rescaled = model->forward_test(batch_, /*rescale=*/true);
+  const at::Tensor scale = at_key(fixture_.input, "scale_factor")[0];
+  expect_close(rescaled[0].te.boxes_labels.narrow(1, 0, 4),
+               at_key(expected, "pred_te.0").narrow(1, 0, 4) / scale, "rescaled boxes");
+}
+
+TEST_F(LargeModel, CheckpointedStagesGiveIdenticalGradientsWithDropout) {
+  auto plain = large_fixture_model(fixture_.state);
+  torch::manual_seed(5);
+  const BaselineLargeTrainOutputs a = train_step(*plain, /*dropout=*/0.1);
+  BaselineLargeOptions options = baseline_large_options_from_config(large_reduced_model_config());
+  options.checkpoint = kBaselineLargeCheckpointableStages;
+  auto checkpointed = large_fixture_model(fixture_.state, options);
+  torch::manual_seed(5);
+  const BaselineLargeTrainOutputs b = train_step(*checkpointed, /*dropout=*/0.1);
+  EXPECT_EQ(total_loss(a.losses).item<double>(), total_loss(b.losses).item<double>());
+  const auto ours = checkpointed->named_parameters();
+  int compared = 0;
+  for (const auto& item : plain->named_parameters()) {
+    const at::Tensor& ga = item.value().grad();
+    const at::Tensor& gb = ours[item.key()].grad();
+    ASSERT_EQ(ga.defined(), gb.defined()) << item.key();
+    if (!ga.defined()) continue;
+    EXPECT_TRUE(torch::allclose(ga, gb, 1e-5, 1e-7)) << item.key();
+    ++compared;
+  }
+  EXPECT_EQ(compared, static_cast<int>(fixture_.losses.at("grad_abs_sum_all").size()));
+}
+
+}  // namespace
+}  // namespace olv2::test
