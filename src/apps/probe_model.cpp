@@ -16,6 +16,7 @@
 #include "olv2/data/batch.h"
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
+#include "olv2/models/detectors/baseline_large.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
@@ -102,9 +103,72 @@ nlohmann::ordered_json indices(const at::Tensor& tensor) {
   return std::vector<int64_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
 }
 
+nlohmann::ordered_json losses_json(const olv2::LossMap& losses) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : losses) out[name] = value.item<double>();
+  return out;
+}
+
 nlohmann::ordered_json assignment(const olv2::AssignResult& result) {
   return {{"pos_inds", indices(result.pos_inds)},
           {"pos_assigned_gt_inds", indices(result.pos_assigned_gt_inds)}};
+}
+
+// Baseline: the one decoder layer's matching of each head; test outputs as forward_test
+// returns them (boxes in raw front-image pixels).
+nlohmann::ordered_json probe_baseline(olv2::BaselineImpl& model, const olv2::Batch& batch,
+                                      bool train) {
+  nlohmann::ordered_json out;
+  if (train) {
+    const olv2::BaselineTrainOutputs result = model.forward_train_detailed(batch);
+    out["losses"] = losses_json(result.losses);
+    out["total_loss"] = olv2::total_loss(result.losses).item<double>();
+    out["assignments"] = {{"lc_head", assignment(result.lc_assign.at(0))},
+                          {"te_head", assignment(result.te_assign.at(0))}};
+  } else {
+    const torch::NoGradGuard no_grad;
+    const olv2::FrameTestOutputs r = model.forward_test(batch).at(0);
+    out["outputs"] = {{"pred_lc.lanes", nested(r.lc.lanes)},
+                      {"pred_lc.scores", nested(r.lc.scores)},
+                      {"pred_te.bboxes_labels", nested(r.te.boxes_labels)},
+                      {"pred_te.scores", nested(r.te.scores)},
+                      {"pred_topology_lclc", nested(r.lclc)},
+                      {"pred_topology_lcte", nested(r.lcte)}};
+  }
+  return out;
+}
+
+nlohmann::ordered_json layer_assignments(
+    const std::vector<std::vector<olv2::AssignResult>>& layers) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& samples : layers) list.push_back(assignment(samples.at(0)));
+  return list;
+}
+
+// BaselineLarge: every decoder layer's matching of each head; test outputs as the original's
+// simple_test returns them (rescale=False: boxes in the resized front image) and the BEV the
+// next frame would receive.
+nlohmann::ordered_json probe_baseline_large(olv2::BaselineLargeImpl& model,
+                                            const olv2::Batch& batch, bool train) {
+  nlohmann::ordered_json out;
+  if (train) {
+    const olv2::BaselineLargeTrainOutputs result = model.forward_train_detailed(batch);
+    out["losses"] = losses_json(result.losses);
+    out["total_loss"] = olv2::total_loss(result.losses).item<double>();
+    out["assignments"] = {{"pts_bbox_head", layer_assignments(result.lc_assign)},
+                          {"bbox_head", layer_assignments(result.te_assign)}};
+  } else {
+    const torch::NoGradGuard no_grad;
+    const olv2::FrameTestOutputs r = model.forward_test(batch, /*rescale=*/false).at(0);
+    out["outputs"] = {{"pred_lc.0", nested(r.lc.lanes)},
+                      {"pred_lc.1", nested(r.lc.scores)},
+                      {"pred_te.0", nested(r.te.boxes_labels)},
+                      {"pred_te.1", nested(r.te.scores)},
+                      {"new_prev_bev", nested(model.simple_forward(batch).bev_features)},
+                      {"pred_topology_lclc", nested(r.lclc)},
+                      {"pred_topology_lcte", nested(r.lcte)}};
+  }
+  return out;
 }
 
 nlohmann::ordered_json probe(const Arguments& args) {
@@ -114,36 +178,23 @@ nlohmann::ordered_json probe(const Arguments& args) {
   // The state dict replaces every weight, so no pretrained backbone is read.
   olv2::ConfigNode model_config = *model_section;
   if (olv2::ConfigNode* backbone = model_config.find("img_backbone")) backbone->erase("init_cfg");
-  auto model =
-      std::make_shared<olv2::BaselineImpl>(olv2::baseline_options_from_config(model_config));
+  const std::shared_ptr<olv2::DetectorImpl> model = olv2::build_detector(model_config);
   olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(args.state_dict)));
 
   const bool train = args.mode == "train";
   const olv2::Batch batch = read_sample(args.input, train);
   torch::manual_seed(args.seed);
-  nlohmann::ordered_json out;
   if (train) {
     model->train();
     if (!args.dropout) model->set_dropout(0.0);
-    const olv2::BaselineTrainOutputs result = model->forward_train_detailed(batch);
-    nlohmann::ordered_json losses = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : result.losses) losses[name] = value.item<double>();
-    out["losses"] = losses;
-    out["total_loss"] = olv2::total_loss(result.losses).item<double>();
-    out["assignments"] = {{"lc_head", assignment(result.lc_assign.at(0))},
-                          {"te_head", assignment(result.te_assign.at(0))}};
   } else {
     model->eval();
-    torch::NoGradGuard no_grad;
-    const olv2::FrameTestOutputs r = model->forward_test(batch).at(0);
-    out["outputs"] = {{"pred_lc.lanes", nested(r.lc.lanes)},
-                      {"pred_lc.scores", nested(r.lc.scores)},
-                      {"pred_te.bboxes_labels", nested(r.te.boxes_labels)},
-                      {"pred_te.scores", nested(r.te.scores)},
-                      {"pred_topology_lclc", nested(r.lclc)},
-                      {"pred_topology_lcte", nested(r.lcte)}};
   }
-  return out;
+  if (auto* baseline = dynamic_cast<olv2::BaselineImpl*>(model.get()))
+    return probe_baseline(*baseline, batch, train);
+  if (auto* large = dynamic_cast<olv2::BaselineLargeImpl*>(model.get()))
+    return probe_baseline_large(*large, batch, train);
+  throw input_error(args.config.string() + ": probe_model knows Baseline and BaselineLarge");
 }
 
 }  // namespace

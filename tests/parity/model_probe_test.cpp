@@ -9,22 +9,30 @@
 namespace olv2::test {
 namespace {
 
+// `prefix` names the fixture set ("baseline_" or "baseline_large_"), `config` the model.
 std::string probe_arguments(const std::filesystem::path& dir, const std::filesystem::path& out,
-                            const std::string& mode) {
-  const auto config = source_dir() / "configs" / "fixtures" / "baseline.yaml";
-  return "--config " + config.string() + " --state-dict " +
-         (dir / "baseline_state_dict.pt").string() + " --input " +
-         (dir / "baseline_input.pt").string() + " --out " + out.string() + " --mode " + mode;
+                            const std::string& mode, const std::string& prefix = "baseline_",
+                            const std::string& config = "baseline.yaml") {
+  return "--config " + (source_dir() / "configs" / "fixtures" / config).string() +
+         " --state-dict " + (dir / (prefix + "state_dict.pt")).string() + " --input " +
+         (dir / (prefix + "input.pt")).string() + " --out " + out.string() + " --mode " + mode;
 }
 
-TEST(ProbeModel, TrainModeWritesTheOriginalLossesAndMatchings) {
-  OLV2_REQUIRE_FIXTURE(json_path, "baseline_losses.json");
-  const auto dir = json_path.parent_path();
-  const auto out = scratch_dir("probe_model_train") / "probe.json";
-  const CommandResult result = run_app("probe_model", probe_arguments(dir, out, "train"));
-  ASSERT_EQ(result.exit_status, 0) << result.output;
-  const nlohmann::json probe = load_json(out);
-  const nlohmann::json expected = load_json(json_path);
+// Every number of a nested JSON list, in order.
+std::vector<double> probe_flat_values(const nlohmann::json& node) {
+  std::vector<double> values;
+  std::function<void(const nlohmann::json&)> collect = [&](const nlohmann::json& n) {
+    if (n.is_array()) {
+      for (const auto& child : n) collect(child);
+    } else {
+      values.push_back(n.get<double>());
+    }
+  };
+  collect(node);
+  return values;
+}
+
+void expect_probe_losses(const nlohmann::json& probe, const nlohmann::json& expected) {
   ASSERT_EQ(probe.at("losses").size(), expected.at("losses").size());
   for (const auto& [name, value] : expected.at("losses").items()) {
     const double reference = value.get<double>();
@@ -33,6 +41,30 @@ TEST(ProbeModel, TrainModeWritesTheOriginalLossesAndMatchings) {
   }
   const double total = expected.at("total_loss").get<double>();
   EXPECT_NEAR(probe.at("total_loss").get<double>(), total, 1e-4 * total);
+}
+
+void expect_probe_outputs(const nlohmann::json& probe, const TensorMap& expected) {
+  ASSERT_EQ(probe.size(), expected.size());
+  for (const auto& [key, reference] : expected) {
+    const at::Tensor ours =
+        torch::tensor(probe_flat_values(probe.at(key)), torch::kDouble).view(reference.sizes());
+    expect_close(ours, reference, key);
+  }
+}
+
+std::vector<int64_t> probe_indices(const at::Tensor& reference) {
+  return std::vector<int64_t>(reference.data_ptr<int64_t>(),
+                              reference.data_ptr<int64_t>() + reference.numel());
+}
+
+TEST(ProbeModel, TrainModeWritesTheOriginalLossesAndMatchings) {
+  OLV2_REQUIRE_FIXTURE(json_path, "baseline_losses.json");
+  const auto dir = json_path.parent_path();
+  const auto out = scratch_dir("probe_model_train") / "probe.json";
+  const CommandResult result = run_app("probe_model", probe_arguments(dir, out, "train"));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  expect_probe_losses(load_json(out), load_json(json_path));
+  const nlohmann::json probe = load_json(out);
 
   const TensorMap intermediates = load_tensor_dict(dir / "baseline_intermediates.pt");
   for (const std::string head : {"lc_head", "te_head"}) {
@@ -40,9 +72,7 @@ TEST(ProbeModel, TrainModeWritesTheOriginalLossesAndMatchings) {
       const at::Tensor reference =
           at_key(intermediates, "train." + head + ".assign_result.0." + field + ".0");
       const std::vector<int64_t> ours = probe.at("assignments").at(head).at(field);
-      EXPECT_EQ(ours, std::vector<int64_t>(reference.data_ptr<int64_t>(),
-                                           reference.data_ptr<int64_t>() + reference.numel()))
-          << head << "." << field;
+      EXPECT_EQ(ours, probe_indices(reference)) << head << "." << field;
     }
   }
 }
@@ -53,25 +83,42 @@ TEST(ProbeModel, TestModeWritesTheOriginalOutputs) {
   const auto out = scratch_dir("probe_model_test") / "probe.json";
   const CommandResult result = run_app("probe_model", probe_arguments(dir, out, "test"));
   ASSERT_EQ(result.exit_status, 0) << result.output;
-  const nlohmann::json probe = load_json(out).at("outputs");
-  const TensorMap expected = load_tensor_dict(outputs_path);
-  ASSERT_EQ(probe.size(), expected.size());
-  for (const auto& [key, reference] : expected) {
-    const std::vector<double> flat = [&] {
-      std::vector<double> values;
-      std::function<void(const nlohmann::json&)> collect = [&](const nlohmann::json& node) {
-        if (node.is_array()) {
-          for (const auto& child : node) collect(child);
-        } else {
-          values.push_back(node.get<double>());
-        }
-      };
-      collect(probe.at(key));
-      return values;
-    }();
-    const at::Tensor ours = torch::tensor(flat, torch::kDouble).view(reference.sizes());
-    expect_close(ours, reference, key);
+  expect_probe_outputs(load_json(out).at("outputs"), load_tensor_dict(outputs_path));
+}
+
+TEST(ProbeModel, LargeTrainModeWritesTheOriginalLossesAndEveryLayersMatching) {
+  OLV2_REQUIRE_FIXTURE(json_path, "baseline_large_losses.json");
+  const auto dir = json_path.parent_path();
+  const auto out = scratch_dir("probe_large_train") / "probe.json";
+  const CommandResult result =
+      run_app("probe_model",
+              probe_arguments(dir, out, "train", "baseline_large_", "baseline_large_reduced.yaml"));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  expect_probe_losses(load_json(out), load_json(json_path));
+  const nlohmann::json assignments = load_json(out).at("assignments");
+  const TensorMap intermediates = load_tensor_dict(dir / "baseline_large_intermediates.pt");
+  for (const std::string head : {"pts_bbox_head", "bbox_head"}) {
+    ASSERT_EQ(assignments.at(head).size(), 2u) << head << ": one entry per decoder layer";
+    for (size_t layer = 0; layer < 2; ++layer) {
+      for (const std::string field : {"pos_inds", "pos_assigned_gt_inds"}) {
+        const std::string key =
+            "train." + head + ".assign_result." + std::to_string(layer) + "." + field + ".0";
+        const std::vector<int64_t> ours = assignments.at(head).at(layer).at(field);
+        EXPECT_EQ(ours, probe_indices(at_key(intermediates, key))) << key;
+      }
+    }
   }
+}
+
+TEST(ProbeModel, LargeTestModeWritesTheOriginalOutputs) {
+  OLV2_REQUIRE_FIXTURE(outputs_path, "baseline_large_outputs.pt");
+  const auto dir = outputs_path.parent_path();
+  const auto out = scratch_dir("probe_large_test") / "probe.json";
+  const CommandResult result =
+      run_app("probe_model",
+              probe_arguments(dir, out, "test", "baseline_large_", "baseline_large_reduced.yaml"));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  expect_probe_outputs(load_json(out).at("outputs"), load_tensor_dict(outputs_path));
 }
 
 TEST(ProbeModel, BadInputsExitWithStatusTwoAndOneLine) {
