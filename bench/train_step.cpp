@@ -1,7 +1,8 @@
 // Time and peak memory of one training step (forward, losses, backward) of a config's model on
-// synthetic frames, by precision (fp32, bf16 autocast) and activation checkpointing: off;
-// ResNet `with_cp` (each residual block recomputed); `with_cp` plus
-// `model.checkpoint: [extract_feat, img_view_transformer]`.
+// synthetic frames, by precision (fp32, bf16 autocast) and activation checkpointing. Baseline:
+// off; ResNet `with_cp` (each residual block recomputed); `with_cp` plus
+// `model.checkpoint: [extract_feat, img_view_transformer]`. BaselineLarge: off;
+// `model.checkpoint: [extract_feat, bev_constructor]`.
 // Each case runs in its own process, so its peak RSS is its own. Prints a table and a JSON line.
 #include <ATen/Parallel.h>
 #include <sys/resource.h>
@@ -39,7 +40,23 @@ struct Case {
 };
 
 const std::array<std::string, 2> kPrecisions = {"fp32", "bf16"};
-const std::array<std::string, 3> kCheckpointings = {"off", "with_cp", "with_cp+model"};
+// The checkpointing cases of a model type.
+std::vector<std::string> checkpointings_of(const std::string& model_type) {
+  if (model_type == "BaselineLarge") return {"off", "model"};
+  return {"off", "with_cp", "with_cp+model"};
+}
+
+// The config overrides of one checkpointing case.
+std::vector<std::string> checkpointing_overrides(const std::string& model_type,
+                                                 const std::string& checkpointing) {
+  if (model_type == "BaselineLarge") {
+    return {checkpointing == "model" ? "model.checkpoint=[extract_feat, bev_constructor]"
+                                     : "model.checkpoint=[]"};
+  }
+  return {std::string("model.img_backbone.with_cp=") + (checkpointing == "off" ? "false" : "true"),
+          checkpointing == "with_cp+model" ? "model.checkpoint=[extract_feat, img_view_transformer]"
+                                           : "model.checkpoint=[]"};
+}
 
 double resident_mib() {
   std::ifstream statm("/proc/self/statm");
@@ -77,11 +94,9 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
              int steps) {
   olv2::ConfigNode config = olv2::load_config_file(config_file);
   std::vector<std::string> overrides = {"model.img_backbone.init_cfg=null"};
-  overrides.push_back(std::string("model.img_backbone.with_cp=") +
-                      (c.checkpointing == "off" ? "false" : "true"));
-  overrides.push_back(c.checkpointing == "with_cp+model"
-                          ? "model.checkpoint=[extract_feat, img_view_transformer]"
-                          : "model.checkpoint=[]");
+  for (const std::string& o :
+       checkpointing_overrides(config.at("model").at("type").as_string(), c.checkpointing))
+    overrides.push_back(o);
   olv2::apply_config_overrides(config, overrides);
   const olv2::Batch batch = first_batch(config, root, samples);
   auto model = olv2::build_detector(config.at("model"));
@@ -149,7 +164,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", threads, "Intra-op threads")->capture_default_str();
   app.add_option("--case", only_case, "Run one precision case in this process (internal)");
-  app.add_option("--checkpointing", checkpointing, "With --case: off, with_cp or with_cp+model");
+  app.add_option("--checkpointing", checkpointing,
+                 "With --case: off, with_cp, with_cp+model (Baseline) or model (BaselineLarge)");
   if (const auto status = olv2::parse_command_line(app, "bench_train_step", argc, argv))
     return *status;
   return olv2::guarded_main("bench_train_step", [&] {
@@ -175,7 +191,9 @@ int main(int argc, char** argv) {
     std::printf("%-10s %-14s %10s %16s %14s\n", "precision", "checkpointing", "step s",
                 "RSS before MiB", "peak RSS MiB");
     nlohmann::json all = nlohmann::json::array();
-    for (const std::string& with_checkpointing : kCheckpointings) {
+    const std::string model_type =
+        olv2::load_config_file(config_file).at("model").at("type").as_string();
+    for (const std::string& with_checkpointing : checkpointings_of(model_type)) {
       for (const std::string& precision : kPrecisions) {
         const nlohmann::json result = run_child(self_args, {precision, with_checkpointing});
         std::printf("%-10s %-14s %10.3f %16.0f %14.0f\n", precision.c_str(),
