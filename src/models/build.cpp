@@ -1,7 +1,5 @@
 #include "olv2/models/build.h"
 
-#include "olv2/models/build_parts.h"
-
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <map>
 
 #include "olv2/config/schema.h"
+#include "olv2/models/build_parts.h"
 #include "olv2/models/model_schema.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
@@ -48,11 +47,7 @@ CustomFpnOptions fpn_from_config(const ConfigNode& cfg) {
   o.end_level = cfg.get<int64_t>("end_level", -1);
   // The original's default out_ids is an empty list, which fails at forward time.
   if (const ConfigNode* v = cfg.find("out_ids")) o.out_ids = v->as_vector<int64_t>();
-  if (const ConfigNode* extra = cfg.find("add_extra_convs");
-      extra != nullptr && !extra->is_null()) {
-    o.add_extra_convs =
-        extra->is_bool() ? (extra->as_bool() ? "on_input" : "") : extra->as_string();
-  }
+  o.add_extra_convs = add_extra_convs_from_config(cfg);
   o.relu_before_extra_convs = cfg.get<bool>("relu_before_extra_convs", false);
   return o;
 }
@@ -131,25 +126,9 @@ CustomDetrHeadOptions detr_head_from_config(const ConfigNode& cfg) {
       o.bev_range = fixed_numbers<6>(*range);
     else
       throw input_error(cfg.where() + ": a lane head needs `bev_range`");
-    o.lane_assigner.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
-    o.lane_assigner.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
-    if (const ConfigNode* range = assigner.find("bev_range")) {
-      o.lane_assigner.bev_range = fixed_numbers<6>(*range);
-    }
-    o.lane_assigner.normalize = assigner.get<bool>("normalize", false);
+    o.lane_assigner = lane_assigner_from_config(assigner);
   } else {
-    o.box_assigner.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
-    o.box_assigner.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
-    if (const ConfigNode* reg = assigner.find("reg_cost")) {
-      o.box_assigner.reg_box_format = reg->get<std::string>("box_format", "xyxy") == "xywh"
-                                          ? BoxFormat::kXywh
-                                          : BoxFormat::kXyxy;
-    }
-    o.box_assigner.iou_cost_weight = weight_of(assigner, "iou_cost", "weight", 1.0);
-    if (const ConfigNode* iou = assigner.find("iou_cost")) {
-      o.box_assigner.iou_mode =
-          iou->get<std::string>("iou_mode", "giou") == "giou" ? IouMode::kGiou : IouMode::kIou;
-    }
+    o.box_assigner = box_assigner_from_config(assigner);
   }
   return o;
 }
@@ -165,6 +144,37 @@ TopologyHeadOptions topology_head_from_config(const ConfigNode& cfg) {
 }
 
 }  // namespace
+
+HungarianAssignerOptions box_assigner_from_config(const ConfigNode& assigner) {
+  HungarianAssignerOptions o;
+  o.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
+  o.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
+  if (const ConfigNode* reg = assigner.find("reg_cost")) {
+    o.reg_box_format =
+        reg->get<std::string>("box_format", "xyxy") == "xywh" ? BoxFormat::kXywh : BoxFormat::kXyxy;
+  }
+  o.iou_cost_weight = weight_of(assigner, "iou_cost", "weight", 1.0);
+  if (const ConfigNode* iou = assigner.find("iou_cost")) {
+    o.iou_mode =
+        iou->get<std::string>("iou_mode", "giou") == "giou" ? IouMode::kGiou : IouMode::kIou;
+  }
+  return o;
+}
+
+LaneHungarianAssignerOptions lane_assigner_from_config(const ConfigNode& assigner) {
+  LaneHungarianAssignerOptions o;
+  o.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
+  o.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
+  if (const ConfigNode* range = assigner.find("bev_range")) o.bev_range = fixed_numbers<6>(*range);
+  o.normalize = assigner.get<bool>("normalize", false);
+  return o;
+}
+
+std::string add_extra_convs_from_config(const ConfigNode& fpn) {
+  const ConfigNode* extra = fpn.find("add_extra_convs");
+  if (extra == nullptr || extra->is_null()) return "";
+  return extra->is_bool() ? (extra->as_bool() ? "on_input" : "") : extra->as_string();
+}
 
 namespace {
 

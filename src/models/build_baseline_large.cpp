@@ -72,12 +72,7 @@ FpnOptions mmdet_fpn_from_config(const ConfigNode& cfg) {
   o.num_outs = cfg.at("num_outs").as_int();
   o.start_level = cfg.get<int64_t>("start_level", 0);
   o.end_level = cfg.get<int64_t>("end_level", -1);
-  o.add_extra_convs = "";
-  if (const ConfigNode* extra = cfg.find("add_extra_convs");
-      extra != nullptr && !extra->is_null()) {
-    o.add_extra_convs =
-        extra->is_bool() ? (extra->as_bool() ? "on_input" : "") : extra->as_string();
-  }
+  o.add_extra_convs = add_extra_convs_from_config(cfg);
   o.relu_before_extra_convs = cfg.get<bool>("relu_before_extra_convs", false);
   return o;
 }
@@ -238,17 +233,7 @@ TeDeformableDetrHeadOptions te_head_from_config(const ConfigNode& cfg,
   if (assigner.at("type").as_string() != "HungarianAssigner") {
     throw input_error(assigner.at("type").where() + ": the bbox head needs HungarianAssigner");
   }
-  o.assigner.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
-  o.assigner.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
-  if (const ConfigNode* reg = assigner.find("reg_cost")) {
-    o.assigner.reg_box_format =
-        reg->get<std::string>("box_format", "xyxy") == "xywh" ? BoxFormat::kXywh : BoxFormat::kXyxy;
-  }
-  o.assigner.iou_cost_weight = weight_of(assigner, "iou_cost", "weight", 1.0);
-  if (const ConfigNode* iou = assigner.find("iou_cost")) {
-    o.assigner.iou_mode =
-        iou->get<std::string>("iou_mode", "giou") == "giou" ? IouMode::kGiou : IouMode::kIou;
-  }
+  o.assigner = box_assigner_from_config(assigner);
   return o;
 }
 
@@ -306,11 +291,7 @@ LcDeformableDetrHeadOptions lc_head_from_config(const ConfigNode& cfg,
   if (assigner.at("type").as_string() != "LaneHungarianAssigner") {
     throw input_error(assigner.at("type").where() + ": the lane head needs LaneHungarianAssigner");
   }
-  o.assigner.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
-  o.assigner.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
-  if (const ConfigNode* range = assigner.find("bev_range"))
-    o.assigner.bev_range = fixed_numbers<6>(*range);
-  o.assigner.normalize = assigner.get<bool>("normalize", false);
+  o.assigner = lane_assigner_from_config(assigner);
   return o;
 }
 

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,6 +82,61 @@ inline Batch fixture_batch(const TensorMap& input, bool with_gt) {
     batch.gt_topology_lcte = {at_key(input, "gt_topology_lcte")};
   }
   return batch;
+}
+
+// The losses in the order, with the names and within the tolerance of the fixture's
+// `<prefix>losses.json` (read in file order: the original's order is part of what is checked),
+// and their total.
+inline void expect_losses_as_recorded(const LossMap& losses,
+                                      const std::filesystem::path& losses_json) {
+  std::ifstream file(losses_json);
+  const nlohmann::ordered_json recorded = nlohmann::ordered_json::parse(file);
+  const nlohmann::ordered_json& expected = recorded.at("losses");
+  ASSERT_EQ(losses.size(), expected.size());
+  size_t i = 0;
+  for (const auto& [name, value] : expected.items()) {
+    EXPECT_EQ(losses[i].first, name) << "loss " << i << " (names and order)";
+    expect_loss(losses[i].second, value.get<double>(), name);
+    ++i;
+  }
+  expect_loss(total_loss(losses), recorded.at("total_loss").get<double>(), "total_loss");
+}
+
+// One matching against `<prefix>{pos_inds, neg_inds, pos_assigned_gt_inds}.0`, exactly.
+inline void expect_assignment_as_recorded(const AssignResult& result,
+                                          const TensorMap& intermediates,
+                                          const std::string& prefix) {
+  EXPECT_TRUE(torch::equal(result.pos_inds, at_key(intermediates, prefix + "pos_inds.0")))
+      << prefix;
+  EXPECT_TRUE(torch::equal(result.neg_inds, at_key(intermediates, prefix + "neg_inds.0")))
+      << prefix;
+  EXPECT_TRUE(torch::equal(result.pos_assigned_gt_inds,
+                           at_key(intermediates, prefix + "pos_assigned_gt_inds.0")))
+      << prefix;
+}
+
+// Gradient sums against `grad_abs_sum_all` (rtol 1e-3 where the sum exceeds 1e-3, README: the
+// tiny ones are thread noise) and the parameters without a gradient against
+// `params_without_grad`. Returns how many sums were compared.
+inline int expect_gradients_as_recorded(torch::nn::Module& model, const nlohmann::json& recorded) {
+  std::map<std::string, at::Tensor> grads;
+  for (const auto& item : model.named_parameters()) grads[item.key()] = item.value().grad();
+  int checked = 0;
+  for (const auto& [name, value] : recorded.at("grad_abs_sum_all").items()) {
+    EXPECT_TRUE(grads.count(name) && grads[name].defined()) << name << " has no gradient";
+    if (!grads.count(name) || !grads[name].defined()) continue;
+    const double reference = value.get<double>();
+    if (reference > 1e-3) {
+      EXPECT_NEAR(grads[name].abs().sum().item<double>(), reference, 1e-3 * reference) << name;
+      ++checked;
+    }
+  }
+  std::set<std::string> without_grad;
+  for (const auto& [name, grad] : grads) {
+    if (!grad.defined()) without_grad.insert(name);
+  }
+  EXPECT_EQ(without_grad, recorded.at("params_without_grad").get<std::set<std::string>>());
+  return checked;
 }
 
 // The model fixture files; the test is skipped (or fails under CI) when they are absent.

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "olv2/assign/hungarian_assigner.h"
+#include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/assign/match_costs.h"
 #include "olv2/config/config_node.h"
 #include "olv2/losses/focal_loss.h"
@@ -37,6 +39,11 @@ FocalLossCostOptions focal_cost_from_config(const ConfigNode* cfg);
 // cfg[key][weight_key], or `fallback` when either is absent or null.
 double weight_of(const ConfigNode& cfg, const std::string& key, const std::string& weight_key,
                  double fallback);
+// `HungarianAssigner` / `LaneHungarianAssigner` costs over the defaults of their options.
+HungarianAssignerOptions box_assigner_from_config(const ConfigNode& assigner);
+LaneHungarianAssignerOptions lane_assigner_from_config(const ConfigNode& assigner);
+// mmdet's `add_extra_convs` of an FPN config: "" (none), or the source; `true` = "on_input".
+std::string add_extra_convs_from_config(const ConfigNode& fpn);
 // Loads `init_cfg` (type Pretrained) into the backbone, as mmcv does (non-strict, `prefix`).
 void load_pretrained_backbone(ResNetImpl& backbone, const ConfigNode& init_cfg);
 

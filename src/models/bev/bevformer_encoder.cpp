@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "olv2/util/activation_checkpoint.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -52,7 +53,22 @@ at::Tensor BevFormerEncoderImpl::forward(const at::Tensor& bev_query, const at::
   inputs.camera_points = project_reference_points(ref_3d, range, lidar2img, img_hw);
 
   at::Tensor query = bev_query;
-  for (BevFormerLayer& layer : layer_modules_) query = layer->forward(query, inputs);
+  const bool recompute =
+      options_.checkpoint_layers && is_training() && torch::GradMode::is_enabled();
+  for (BevFormerLayer& layer : layer_modules_) {
+    if (!recompute) {
+      query = layer->forward(query, inputs);
+      continue;
+    }
+    // The segment outlives this call (it runs again in backward): it holds its own copies.
+    auto segment = [layer, inputs](const std::vector<at::Tensor>& in) mutable {
+      BevFormerLayerInputs with_grad = inputs;
+      with_grad.bev_pos = in[1];
+      with_grad.tokens = in[2];
+      return std::vector<at::Tensor>{layer->forward(in[0], with_grad)};
+    };
+    query = checkpoint(segment, {query, inputs.bev_pos, inputs.tokens}, layer->parameters())[0];
+  }
   return query;
 }
 

@@ -16,7 +16,9 @@ const std::vector<std::string> kBaselineLargeCheckpointableStages{"extract_feat"
 
 namespace {
 
-std::pair<int64_t, int64_t> shape_hw(const std::array<int64_t, 3>& shape) { return {shape[0], shape[1]}; }
+std::pair<int64_t, int64_t> shape_hw(const std::array<int64_t, 3>& shape) {
+  return {shape[0], shape[1]};
+}
 
 std::vector<at::Tensor> parameters_of_all(std::initializer_list<const torch::nn::Module*> modules) {
   std::vector<at::Tensor> params;
@@ -36,12 +38,18 @@ BaselineLargeImpl::BaselineLargeImpl(const BaselineLargeOptions& options) : opti
                         "` (expected extract_feat or bev_constructor)");
     }
   }
+  // The BEV encoder recomputes layer by layer: one segment for the whole stage would rebuild
+  // every layer's graph at once in backward, which is the peak it is meant to avoid.
+  BaselineLargeOptions built = options;
+  built.bev_constructor.encoder.checkpoint_layers =
+      std::find(options.checkpoint.begin(), options.checkpoint.end(), "bev_constructor") !=
+      options.checkpoint.end();
   // Registration order = the original's state-dict order.
   pts_bbox_head_ = register_module("pts_bbox_head", LcDeformableDetrHead(options.pts_bbox_head));
   img_backbone_ = register_module("img_backbone", ResNet(options.img_backbone));
   img_neck_ = register_module("img_neck", Fpn(options.img_neck));
   bev_constructor_ =
-      register_module("bev_constructor", BevFormerConstructer(options.bev_constructor));
+      register_module("bev_constructor", BevFormerConstructer(built.bev_constructor));
   bbox_head_ = register_module("bbox_head", TeDeformableDetrHead(options.bbox_head));
   lclc_head_ = register_module("lclc_head", RelationshipHead(options.lclc_head));
   lcte_head_ = register_module("lcte_head", RelationshipHead(options.lcte_head));
@@ -68,11 +76,7 @@ at::Tensor BaselineLargeImpl::construct_bev(const std::vector<at::Tensor>& featu
   const at::Tensor lidar2img = batch.lidar2img.to(features[0].device(), torch::kFloat);
   const at::Tensor can_bus = batch.can_bus.to(features[0].device(), torch::kFloat);
   const std::pair<int64_t, int64_t> img_hw = shape_hw(batch.metas.at(0).img_shape.at(0));
-  auto body = [this, lidar2img, can_bus, img_hw](const std::vector<at::Tensor>& levels) {
-    return std::vector<at::Tensor>{bev_constructor_->forward(levels, lidar2img, img_hw, can_bus)};
-  };
-  if (!checkpointed("bev_constructor")) return body(features)[0];
-  return checkpoint(body, features, parameters_of_all({bev_constructor_.get()}))[0];
+  return bev_constructor_->forward(features, lidar2img, img_hw, can_bus);
 }
 
 BaselineLargeOutputs BaselineLargeImpl::simple_forward(const Batch& batch) {

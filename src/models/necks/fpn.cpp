@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "olv2/models/necks/conv_module.h"
-#include "olv2/models/necks/fpn_top_down.h"
+#include "olv2/models/necks/fpn_parts.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -33,24 +33,12 @@ FpnImpl::FpnImpl(const FpnOptions& options) : options_(options) {
         ConvModule(torch::nn::Conv2dOptions(options.in_channels[level], out, 1)));
     fpn_convs_->push_back(ConvModule(torch::nn::Conv2dOptions(out, out, 3).padding(1)));
   }
-  if (!options.add_extra_convs.empty()) {
-    for (int64_t i = 0; i < options.num_outs - levels; ++i) {
-      const int64_t in = (i == 0 && options.add_extra_convs == "on_input")
-                             ? options.in_channels[backbone_end_level_ - 1]
-                             : out;
-      fpn_convs_->push_back(ConvModule(torch::nn::Conv2dOptions(in, out, 3).stride(2).padding(1)));
-    }
-  }
+  append_extra_convs(fpn_convs_, options.num_outs - levels, options.add_extra_convs,
+                     options.in_channels[backbone_end_level_ - 1], out);
   register_module("lateral_convs", lateral_convs_);
   register_module("fpn_convs", fpn_convs_);
 
-  torch::NoGradGuard no_grad;
-  for (const std::shared_ptr<torch::nn::Module>& module : modules(false)) {
-    if (auto* conv = dynamic_cast<torch::nn::Conv2dImpl*>(module.get())) {
-      torch::nn::init::xavier_uniform_(conv->weight, 1.0);
-      conv->bias.zero_();
-    }
-  }
+  xavier_init_convs(*this);
 }
 
 std::vector<at::Tensor> FpnImpl::forward(const std::vector<at::Tensor>& inputs) {

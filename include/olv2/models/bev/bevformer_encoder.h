@@ -17,6 +17,8 @@ struct BevFormerEncoderOptions {
   int64_t num_points_in_pillar = 4;
   BevRange pc_range = {-51.2, -25.6, -2.3, 51.2, 25.6, 1.7};
   BevFormerLayerOptions layer;
+  // Recompute each layer in backward (activation checkpointing) while training with gradients.
+  bool checkpoint_layers = false;
 };
 
 // BEVFormer's encoder without a previous BEV: builds the pillar anchors, projects them into

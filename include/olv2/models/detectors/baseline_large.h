@@ -25,7 +25,8 @@ struct BaselineLargeOptions {
   LcDeformableDetrHeadOptions pts_bbox_head;
   RelationshipHeadOptions lclc_head;
   RelationshipHeadOptions lcte_head;
-  // Stages recomputed in backward (activation checkpointing): extract_feat, bev_constructor.
+  // Stages recomputed in backward (activation checkpointing): extract_feat (one segment) and
+  // bev_constructor (each BEV encoder layer a segment).
   std::vector<std::string> checkpoint;
 };
 

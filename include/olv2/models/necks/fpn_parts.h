@@ -1,0 +1,27 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+
+#include <string>
+#include <vector>
+
+namespace olv2 {
+
+// Pieces shared by mmdet's FPN and OpenLane-V2's CustomFPN.
+
+// The top-down path: from the coarsest level down, each lateral gains the nearest-neighbour
+// upsampling of the one above it to its own size.
+void add_top_down(std::vector<at::Tensor>& laterals);
+
+// Appends `count` stride-2 3x3 extra-level convs (mmcv ConvModules) to `fpn_convs`; the first
+// reads `last_input_channels` when `add_extra_convs` is "on_input", every other one
+// `out_channels`. None when `add_extra_convs` is empty.
+void append_extra_convs(torch::nn::ModuleList& fpn_convs, int64_t count,
+                        const std::string& add_extra_convs, int64_t last_input_channels,
+                        int64_t out_channels);
+
+// mmdet's FPN init: every conv Xavier-uniform with zero bias.
+void xavier_init_convs(torch::nn::Module& module);
+
+}  // namespace olv2

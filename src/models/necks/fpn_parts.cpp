@@ -1,0 +1,42 @@
+#include "olv2/models/necks/fpn_parts.h"
+
+#include <torch/torch.h>
+
+#include "olv2/models/necks/conv_module.h"
+
+namespace olv2 {
+
+void add_top_down(std::vector<at::Tensor>& laterals) {
+  for (size_t i = laterals.size() - 1; i > 0; --i) {
+    const at::Tensor& finer = laterals[i - 1];
+    laterals[i - 1] =
+        finer + torch::nn::functional::interpolate(
+                    laterals[i], torch::nn::functional::InterpolateFuncOptions()
+                                     .size(std::vector<int64_t>{finer.size(2), finer.size(3)})
+                                     .mode(torch::kNearest));
+  }
+}
+
+void append_extra_convs(torch::nn::ModuleList& fpn_convs, int64_t count,
+                        const std::string& add_extra_convs, int64_t last_input_channels,
+                        int64_t out_channels) {
+  if (add_extra_convs.empty()) return;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t in =
+        (i == 0 && add_extra_convs == "on_input") ? last_input_channels : out_channels;
+    fpn_convs->push_back(
+        ConvModule(torch::nn::Conv2dOptions(in, out_channels, 3).stride(2).padding(1)));
+  }
+}
+
+void xavier_init_convs(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (const std::shared_ptr<torch::nn::Module>& child : module.modules(false)) {
+    if (auto* conv = dynamic_cast<torch::nn::Conv2dImpl*>(child.get())) {
+      torch::nn::init::xavier_uniform_(conv->weight, 1.0);
+      conv->bias.zero_();
+    }
+  }
+}
+
+}  // namespace olv2
