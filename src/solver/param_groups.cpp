@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace olv2 {
 
@@ -31,8 +32,10 @@ std::vector<ParamGroup> build_param_groups(
   const std::vector<CustomKeyRule> sorted = sorted_custom_keys(rules.custom_keys);
   std::vector<ParamGroup> groups;
   std::map<std::string, size_t> group_of_key;  // matched key ("" = none) -> index in groups
+  std::set<const void*> seen;  // a tensor shared by several modules is optimised once
   for (const auto& item : named_parameters) {
     if (!item.value().requires_grad()) continue;
+    if (!seen.insert(item.value().unsafeGetTensorImpl()).second) continue;
     const std::optional<CustomKeyRule> rule = match_custom_key(item.key(), sorted);
     const std::string key = rule ? rule->key : std::string();
     auto found = group_of_key.find(key);

@@ -46,7 +46,9 @@ std::optional<CustomKeyRule> match_custom_key(const std::string& name,
                                               const std::vector<CustomKeyRule>& sorted_rules);
 
 // Groups the trainable parameters as mmcv's DefaultOptimizerConstructor assigns
-// their lr and weight decay; parameters with requires_grad false are left out.
+// their lr and weight decay; parameters with requires_grad false are left out, and a tensor
+// listed under several names (a module shared by several owners) appears once, under its
+// first name, as PyTorch's named_parameters() lists it.
 // mmcv makes one group per parameter once `paramwise_cfg` is given; here
 // parameters with the same matched rule share a group (first appearance order),
 // which gives every parameter the same lr and decay.

@@ -70,6 +70,22 @@ TEST(ParamGroups, MultipliersApplyAndFrozenParametersAreLeftOut) {
   EXPECT_THROW(set_group_lrs(*optimizer, {1.0}), Error);
 }
 
+// A branch shared by several decoder layers (mmdet's heads without box refinement) is one
+// tensor under several names: it is optimised once, under its first name.
+TEST(ParamGroups, ASharedModuleIsOptimisedOnce) {
+  struct Shared : torch::nn::Module {
+    Shared() {
+      torch::nn::Linear branch(2, 2);
+      branches = register_module("branches", torch::nn::ModuleList(branch, branch));
+    }
+    torch::nn::ModuleList branches{nullptr};
+  } model;
+  ASSERT_EQ(model.named_parameters().size(), 4u);
+  const std::vector<ParamGroup> groups = build_param_groups(model.named_parameters(), {});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].names, (std::vector<std::string>{"branches.0.weight", "branches.0.bias"}));
+}
+
 TEST(Optimizer, AdamWStepFollowsTheDecoupledUpdate) {
   torch::Tensor w = torch::tensor({1.0, -2.0}, torch::kDouble).set_requires_grad(true);
   ParamGroup group;
