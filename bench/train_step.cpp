@@ -4,17 +4,27 @@
 // `model.checkpoint: [extract_feat, img_view_transformer]`. BaselineLarge: off;
 // `model.checkpoint: [extract_feat, bev_constructor]`.
 // Each case runs in its own process, so its peak RSS is its own. Prints a table and a JSON line.
+//
+// With --input FIXTURE.pt --state-dict S.pt: the original benchmark's procedure instead
+// (`bench_original.py`, for side-by-side runs): that sample (resized by --scale as the
+// original does) and those weights, `--warmup` untimed and `--steps` timed steps of
+// forward_train + loss sum + backward + AdamW(lr 1e-4, weight decay 1e-4) step + zero_grad, or
+// of forward_test under no_grad (--mode eval); the median step with its split into the
+// original's stages (backbone, neck, view transformer, heads + losses, backward, optimizer) and
+// the peak RSS, as one JSON line.
 #include <ATen/Parallel.h>
 #include <sys/resource.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,11 +34,14 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
+#include "olv2/data/fixture_sample.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/models/build.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
+#include "olv2/util/pth_file.h"
+#include "olv2/util/state_dict.h"
 
 namespace fs = std::filesystem;
 
@@ -128,6 +141,102 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
   return 0;
 }
 
+struct FixtureRun {
+  std::string config;
+  fs::path input;
+  fs::path state_dict;
+  int64_t scale = 1;
+  std::string mode = "train";  // or "eval"
+  int warmup = 2;
+  int steps = 5;
+  int threads = 2;
+};
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int run_fixture(const FixtureRun& run) {
+  olv2::ConfigNode config = olv2::load_config_file(run.config);
+  olv2::apply_config_overrides(config, {"model.img_backbone.init_cfg=null"});
+  const std::shared_ptr<olv2::DetectorImpl> model = olv2::build_detector(config.at("model"));
+  olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(run.state_dict)));
+  const bool train = run.mode == "train";
+  const olv2::Batch batch =
+      olv2::scale_fixture_sample(olv2::read_fixture_sample(run.input, train), run.scale);
+
+  std::map<std::string, double> split;  // one step's stages
+  if (auto* baseline = dynamic_cast<olv2::BaselineImpl*>(model.get())) {
+    baseline->set_stage_timer(
+        [&split](const std::string& stage, double seconds) { split[stage] += seconds; });
+  }
+  std::vector<at::Tensor> trainable;
+  for (const at::Tensor& p : model->parameters()) {
+    if (p.requires_grad()) trainable.push_back(p);
+  }
+  torch::optim::AdamW optimizer(trainable, torch::optim::AdamWOptions(1e-4).weight_decay(1e-4));
+  if (train) {
+    model->train();
+  } else {
+    model->eval();
+  }
+  auto step = [&] {
+    split.clear();
+    const auto start = std::chrono::steady_clock::now();
+    if (!train) {
+      torch::NoGradGuard no_grad;
+      model->predict(batch);
+      split["forward_test"] = seconds_since(start);
+      return seconds_since(start);
+    }
+    const at::Tensor total = olv2::total_loss(model->forward_train(batch));
+    const double forward = seconds_since(start);
+    split["forward_train+loss"] = forward;
+    split["heads+losses"] = forward - split["backbone"] - split["neck"] - split["view_transformer"];
+    auto mark = std::chrono::steady_clock::now();
+    total.backward();
+    split["backward"] = seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
+    optimizer.step();
+    split["optimizer"] = seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
+    optimizer.zero_grad();
+    split["zero_grad"] = seconds_since(mark);
+    return seconds_since(start);
+  };
+  for (int i = 0; i < run.warmup; ++i) step();
+  std::vector<double> walls;
+  std::map<std::string, std::vector<double>> splits;
+  for (int i = 0; i < run.steps; ++i) {
+    walls.push_back(step());
+    for (const auto& [stage, seconds] : split) splits[stage].push_back(seconds);
+  }
+  nlohmann::json split_median = nlohmann::json::object();
+  for (const auto& [stage, values] : splits) split_median[stage] = median_of(values);
+  std::printf("%s\n", nlohmann::json{{"bench", "train_step_fixture"},
+                                     {"config", run.config},
+                                     {"mode", run.mode},
+                                     {"scale", run.scale},
+                                     {"img", batch.images.sizes().vec()},
+                                     {"threads", run.threads},
+                                     {"warmup", run.warmup},
+                                     {"steps", run.steps},
+                                     {"median_s", median_of(walls)},
+                                     {"min_s", *std::min_element(walls.begin(), walls.end())},
+                                     {"max_s", *std::max_element(walls.begin(), walls.end())},
+                                     {"split_median", split_median},
+                                     {"peak_rss_mib", peak_resident_mib()}}
+                          .dump()
+                          .c_str());
+  return 0;
+}
+
 nlohmann::json run_child(const std::string& self_args, const Case& c) {
   const std::string command = "/proc/" + std::to_string(getpid()) + "/exe " + self_args +
                               " --case " + c.precision + " " + "--checkpointing " + c.checkpointing;
@@ -156,6 +265,7 @@ int main(int argc, char** argv) {
   int threads = 2;
   std::string only_case;
   std::string checkpointing = "off";
+  FixtureRun fixture;
   app.add_option("--config", config_file, "Config whose model is trained")->capture_default_str();
   app.add_option("--data-root", data_root, "Dataset (default: generate 4 synthetic frames)");
   app.add_option("--image-scale", image_scale, "Scale of generated frames")->capture_default_str();
@@ -166,10 +276,26 @@ int main(int argc, char** argv) {
   app.add_option("--case", only_case, "Run one precision case in this process (internal)");
   app.add_option("--checkpointing", checkpointing,
                  "With --case: off, with_cp, with_cp+model (Baseline) or model (BaselineLarge)");
+  app.add_option("--input", fixture.input,
+                 "Fixture-format sample: time the original benchmark's procedure on it");
+  app.add_option("--state-dict", fixture.state_dict, "With --input: the weights to load");
+  app.add_option("--scale", fixture.scale, "With --input: resolution factor (1: as stored)")
+      ->check(CLI::Range(1, 8));
+  app.add_option("--mode", fixture.mode, "With --input: train (step) or eval (forward_test)")
+      ->check(CLI::IsMember({"train", "eval"}));
+  app.add_option("--warmup", fixture.warmup, "With --input: untimed steps first")
+      ->capture_default_str();
   if (const auto status = olv2::parse_command_line(app, "bench_train_step", argc, argv))
     return *status;
   return olv2::guarded_main("bench_train_step", [&] {
     at::set_num_threads(threads);
+    if (!fixture.input.empty()) {
+      if (fixture.state_dict.empty()) throw olv2::input_error("--input needs --state-dict");
+      fixture.config = config_file;
+      fixture.steps = steps;
+      fixture.threads = threads;
+      return run_fixture(fixture);
+    }
     fs::path root = data_root;
     if (!only_case.empty())
       return run_case(config_file, root, {only_case, checkpointing}, samples, steps);

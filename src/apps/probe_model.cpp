@@ -14,6 +14,7 @@
 #include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/batch.h"
+#include "olv2/data/fixture_sample.h"
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
@@ -36,59 +37,6 @@ struct Arguments {
   bool dropout = false;
   uint64_t seed = 0;
 };
-
-std::map<std::string, at::Tensor> read_tensors(const fs::path& path) {
-  std::map<std::string, at::Tensor> tensors;
-  for (auto& [name, tensor] : olv2::tensors_of(olv2::read_pth(path))) tensors[name] = tensor;
-  return tensors;
-}
-
-const at::Tensor& require(const std::map<std::string, at::Tensor>& tensors, const std::string& key,
-                          const fs::path& file, int64_t dims) {
-  const auto found = tensors.find(key);
-  if (found == tensors.end()) throw input_error(file.string() + ": key `" + key + "` missing");
-  if (found->second.dim() != dims) {
-    throw input_error(file.string() + ": key `" + key + "`: expected " + std::to_string(dims) +
-                      " dimensions, got " + std::to_string(found->second.dim()));
-  }
-  return found->second;
-}
-
-// The sample in the fixtures' input format as a batch of one.
-olv2::Batch read_sample(const fs::path& file, bool with_gt) {
-  const auto t = read_tensors(file);
-  olv2::Batch batch;
-  batch.images = require(t, "img", file, 5).to(torch::kFloat);
-  batch.lidar2img = require(t, "lidar2img", file, 4);
-  batch.can_bus = t.count("can_bus") ? t.at("can_bus") : torch::zeros({batch.images.size(0), 18});
-  const at::Tensor img_shape = require(t, "img_shape", file, 3).to(torch::kLong);
-  const at::Tensor pad_shape = require(t, "pad_shape", file, 3).to(torch::kLong);
-  const at::Tensor scale = require(t, "scale_factor", file, 2).to(torch::kFloat);
-  if (batch.images.size(0) != 1) throw input_error(file.string() + ": expected one sample (B = 1)");
-  olv2::ImageMeta meta;
-  meta.scene_token = file.stem().string();
-  meta.sample_idx = "0";
-  for (int64_t cam = 0; cam < img_shape.size(1); ++cam) {
-    meta.img_shape.push_back(std::array<int64_t, 3>{img_shape[0][cam][0].item<int64_t>(),
-                                                    img_shape[0][cam][1].item<int64_t>(),
-                                                    img_shape[0][cam][2].item<int64_t>()});
-    meta.pad_shape.push_back(std::array<int64_t, 3>{pad_shape[0][cam][0].item<int64_t>(),
-                                                    pad_shape[0][cam][1].item<int64_t>(),
-                                                    pad_shape[0][cam][2].item<int64_t>()});
-  }
-  for (int64_t k = 0; k < 4; ++k) meta.scale_factor[k] = scale[0][k].item<float>();
-  batch.metas.push_back(meta);
-  batch.indices.push_back(0);
-  if (with_gt) {
-    batch.gt_lc = {require(t, "gt_lc", file, 2)};
-    batch.gt_lc_labels = {require(t, "gt_lc_labels", file, 1)};
-    batch.gt_te = {require(t, "gt_te", file, 2)};
-    batch.gt_te_labels = {require(t, "gt_te_labels", file, 1)};
-    batch.gt_topology_lclc = {require(t, "gt_topology_lclc", file, 2)};
-    batch.gt_topology_lcte = {require(t, "gt_topology_lcte", file, 2)};
-  }
-  return batch;
-}
 
 nlohmann::ordered_json nested(const at::Tensor& tensor) {
   const at::Tensor t = tensor.detach().to(torch::kCPU, torch::kDouble);
@@ -182,7 +130,7 @@ nlohmann::ordered_json probe(const Arguments& args) {
   olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(args.state_dict)));
 
   const bool train = args.mode == "train";
-  const olv2::Batch batch = read_sample(args.input, train);
+  const olv2::Batch batch = olv2::read_fixture_sample(args.input, train);
   torch::manual_seed(args.seed);
   if (train) {
     model->train();

@@ -56,7 +56,11 @@ bool BaselineImpl::checkpointed(const std::string& stage) const {
 }
 
 at::Tensor BaselineImpl::extract_feat(const at::Tensor& images) {
-  auto body = [this](const at::Tensor& x) { return img_neck_->forward(img_backbone_->forward(x)); };
+  auto body = [this](const at::Tensor& x) {
+    const std::vector<at::Tensor> stages =
+        timed("backbone", [&] { return img_backbone_->forward(x); });
+    return timed("neck", [&] { return img_neck_->forward(stages); });
+  };
   if (!checkpointed("extract_feat")) return body(images);
   std::vector<at::Tensor> params = parameters_of(*img_backbone_);
   for (const at::Tensor& p : parameters_of(*img_neck_)) params.push_back(p);
@@ -79,11 +83,14 @@ BaselineOutputs BaselineImpl::simple_forward(const Batch& batch) {
   const std::pair<int64_t, int64_t> img_hw = hw(batch.metas[0].img_shape.at(0));
   if (checkpointed("img_view_transformer")) {
     auto body = [this, ego2cam, img_hw](const at::Tensor& f) {
-      return img_view_transformer_->forward(f, ego2cam, img_hw);
+      return timed("view_transformer",
+                   [&] { return img_view_transformer_->forward(f, ego2cam, img_hw); });
     };
     out.bev_features = checkpoint(body, out.image_features, parameters_of(*img_view_transformer_));
   } else {
-    out.bev_features = img_view_transformer_->forward(out.image_features, ego2cam, img_hw);
+    out.bev_features = timed("view_transformer", [&] {
+      return img_view_transformer_->forward(out.image_features, ego2cam, img_hw);
+    });
   }
   const at::Tensor& f = out.image_features;
   const at::Tensor front =

@@ -1,0 +1,22 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+
+#include "olv2/data/batch.h"
+
+namespace olv2 {
+
+// One sample in the model fixtures' input format (a `.pt` dict: img [1, N, 3, H, W], lidar2img,
+// img_shape, pad_shape, scale_factor, optional can_bus, and gt_lc, gt_lc_labels, gt_te,
+// gt_te_labels, gt_topology_lclc, gt_topology_lcte when `with_gt`) as a batch of one. A
+// missing key or a tensor of the wrong rank is an input error naming the file and key.
+Batch read_fixture_sample(const std::filesystem::path& file, bool with_gt);
+
+// The resolution change of the original's benchmark (`bench_original.py --scale`): the valid
+// image region resized bilinearly (half-pixel centres) to `scale` times its size and padded to
+// `scale` times the padded size; img_shape and pad_shape times `scale`; lidar2img's first two
+// rows (the pixel rows of K) times `scale`; traffic-element boxes times `scale`; scale_factor
+// unchanged. Every camera must have the same valid size, as in the fixtures.
+Batch scale_fixture_sample(const Batch& batch, int64_t scale);
+
+}  // namespace olv2
