@@ -27,11 +27,8 @@ MsDeformableAttention3dImpl::MsDeformableAttention3dImpl(
 
 void MsDeformableAttention3dImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
-  sampling_offsets_->weight.zero_();
-  sampling_offsets_->bias.copy_(
-      deformable_offset_bias_init(options_.num_heads, options_.num_levels, options_.num_points));
-  attention_weights_->weight.zero_();
-  attention_weights_->bias.zero_();
+  reset_deformable_sampling(sampling_offsets_, attention_weights_, options_.num_heads,
+                            options_.num_levels, options_.num_points);
   torch::nn::init::xavier_uniform_(value_proj_->weight);
   value_proj_->bias.zero_();
 }

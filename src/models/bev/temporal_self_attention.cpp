@@ -35,11 +35,8 @@ TemporalSelfAttentionImpl::TemporalSelfAttentionImpl(const TemporalSelfAttention
 
 void TemporalSelfAttentionImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
-  sampling_offsets_->weight.zero_();
-  sampling_offsets_->bias.copy_(deformable_offset_bias_init(
-      options_.num_heads, options_.num_bev_queue * options_.num_levels, options_.num_points));
-  attention_weights_->weight.zero_();
-  attention_weights_->bias.zero_();
+  reset_deformable_sampling(sampling_offsets_, attention_weights_, options_.num_heads,
+                            options_.num_bev_queue * options_.num_levels, options_.num_points);
   for (torch::nn::Linear& linear : {std::ref(value_proj_), std::ref(output_proj_)}) {
     torch::nn::init::xavier_uniform_(linear->weight);
     linear->bias.zero_();

@@ -19,6 +19,16 @@ at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64
   return (grid * scale).flatten();
 }
 
+void reset_deformable_sampling(torch::nn::Linear& sampling_offsets,
+                               torch::nn::Linear& attention_weights, int64_t num_heads,
+                               int64_t repeats, int64_t num_points) {
+  torch::NoGradGuard no_grad;
+  sampling_offsets->weight.zero_();
+  sampling_offsets->bias.copy_(deformable_offset_bias_init(num_heads, repeats, num_points));
+  attention_weights->weight.zero_();
+  attention_weights->bias.zero_();
+}
+
 MultiScaleDeformableAttentionImpl::MultiScaleDeformableAttentionImpl(
     const MultiScaleDeformableAttentionOptions& options)
     : options_(options) {
@@ -42,11 +52,8 @@ MultiScaleDeformableAttentionImpl::MultiScaleDeformableAttentionImpl(
 
 void MultiScaleDeformableAttentionImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
-  sampling_offsets_->weight.zero_();
-  sampling_offsets_->bias.copy_(
-      deformable_offset_bias_init(options_.num_heads, options_.num_levels, options_.num_points));
-  attention_weights_->weight.zero_();
-  attention_weights_->bias.zero_();
+  reset_deformable_sampling(sampling_offsets_, attention_weights_, options_.num_heads,
+                            options_.num_levels, options_.num_points);
   for (torch::nn::Linear& linear : {std::ref(value_proj_), std::ref(output_proj_)}) {
     torch::nn::init::xavier_uniform_(linear->weight);
     linear->bias.zero_();

@@ -55,4 +55,10 @@ TORCH_MODULE(MultiScaleDeformableAttention);
 // (levels, or queues x levels). Shared by every deformable attention's init.
 at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points);
 
+// mmcv's init of a deformable attention's sampling: offsets weight 0 and the bias above,
+// attention weights 0.
+void reset_deformable_sampling(torch::nn::Linear& sampling_offsets,
+                               torch::nn::Linear& attention_weights, int64_t num_heads,
+                               int64_t repeats, int64_t num_points);
+
 }  // namespace olv2
