@@ -9,9 +9,9 @@
 // (`bench_original.py`, for side-by-side runs): that sample (resized by --scale as the
 // original does) and those weights, `--warmup` untimed and `--steps` timed steps of
 // forward_train + loss sum + backward + AdamW(lr 1e-4, weight decay 1e-4) step + zero_grad, or
-// of forward_test under no_grad (--mode eval); the median step with its split into the
-// original's stages (backbone, neck, view transformer, heads + losses, backward, optimizer) and
-// the peak RSS, as one JSON line.
+// of forward_test under no_grad (--mode eval), in fp32 or under bf16 autocast (--precision); the
+// median step with its split into the original's stages (backbone, neck, view transformer, heads +
+// losses, backward, optimizer) and the peak RSS, as one JSON line.
 #include <ATen/Parallel.h>
 #include <sys/resource.h>
 #include <torch/torch.h>
@@ -146,7 +146,8 @@ struct FixtureRun {
   fs::path input;
   fs::path state_dict;
   int64_t scale = 1;
-  std::string mode = "train";  // or "eval"
+  std::string mode = "train";      // or "eval"
+  std::string precision = "fp32";  // or "bf16" (CPU autocast over the forward pass)
   int warmup = 2;
   int steps = 5;
   int threads = 2;
@@ -191,11 +192,18 @@ int run_fixture(const FixtureRun& run) {
     const auto start = std::chrono::steady_clock::now();
     if (!train) {
       torch::NoGradGuard no_grad;
+      std::optional<olv2::AutocastGuard> autocast;
+      if (run.precision == "bf16") autocast.emplace(c10::kCPU, olv2::AutocastState{true});
       model->predict(batch);
       split["forward_test"] = seconds_since(start);
       return seconds_since(start);
     }
-    const at::Tensor total = olv2::total_loss(model->forward_train(batch));
+    at::Tensor total;
+    {
+      std::optional<olv2::AutocastGuard> autocast;
+      if (run.precision == "bf16") autocast.emplace(c10::kCPU, olv2::AutocastState{true});
+      total = olv2::total_loss(model->forward_train(batch));
+    }
     const double forward = seconds_since(start);
     split["forward_train+loss"] = forward;
     split["heads+losses"] = forward - split["backbone"] - split["neck"] - split["view_transformer"];
@@ -222,6 +230,7 @@ int run_fixture(const FixtureRun& run) {
   std::printf("%s\n", nlohmann::json{{"bench", "train_step_fixture"},
                                      {"config", run.config},
                                      {"mode", run.mode},
+                                     {"precision", run.precision},
                                      {"scale", run.scale},
                                      {"img", batch.images.sizes().vec()},
                                      {"threads", run.threads},
@@ -283,6 +292,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 8));
   app.add_option("--mode", fixture.mode, "With --input: train (step) or eval (forward_test)")
       ->check(CLI::IsMember({"train", "eval"}));
+  app.add_option("--precision", fixture.precision, "With --input: fp32 or bf16 (CPU autocast)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_option("--warmup", fixture.warmup, "With --input: untimed steps first")
       ->capture_default_str();
   if (const auto status = olv2::parse_command_line(app, "bench_train_step", argc, argv))

@@ -2,12 +2,13 @@
 # The Baseline training step of this project and of the original Python stack, side by side:
 #
 #   scripts/bench_vs_original.sh [--scales "1 2"] [--threads 2] [--mode train|eval]
-#                                [--warmup 2] [--steps 5] [--config C]
+#                                [--precision fp32|bf16] [--warmup 2] [--steps 5] [--config C]
 #
 # For each scale it runs the original's `bench_original.py` and then our
 # `bench_train_step --input` one after the other (never at the same time), with the same
 # threads, fixture input and weights, resolution and procedure (forward + losses + backward +
-# AdamW step, dropout as configured; or forward_test with --mode eval), and prints a table of
+# AdamW step, dropout as configured; or forward_test with --mode eval; ours in fp32, or under
+# bf16 autocast with --precision bf16, the original always in fp32), and prints a table of
 # both (median time per step and per stage, peak RSS) and their ratio, then one JSON line per
 # scale: {"scale", "threads", "ours", "original", "step_ratio", "rss_ratio"} with ratio =
 # ours / original.
@@ -27,6 +28,7 @@ original_dir=${OLV2_ORIGINAL_DIR:-/tmp/olv2-original}
 scales="1 2"
 threads=2
 mode=train
+precision=fp32
 warmup=2
 steps=5
 config=$root/configs/fixtures/baseline.yaml
@@ -40,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --scales) scales=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --mode) mode=$2; shift 2 ;;
+    --precision) precision=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --config) config=$2; shift 2 ;;
@@ -47,6 +50,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $mode == train || $mode == eval ]] || usage
+[[ $precision == fp32 || $precision == bf16 ]] || usage
 [[ -x $bench ]] || { echo "$0: $bench not found: build the project first" >&2; exit 2; }
 [[ -f $reference/bench_original.py ]] || { echo "$0: no bench_original.py in $reference (set OLV2_REFERENCE_DIR)" >&2; exit 2; }
 if [[ ! -f $original_dir/.extracted ]]; then
@@ -62,7 +66,8 @@ for scale in $scales; do
     --warmup "$warmup" --steps "$steps" --scale "$scale" | tail -n 1 >>"$results"
   echo "scale $scale: ours ..." >&2
   OMP_NUM_THREADS=$threads "$bench" --config "$config" --input "$fixtures/baseline_input.pt" \
-    --state-dict "$fixtures/baseline_state_dict.pt" --mode "$mode" --threads "$threads" \
+    --state-dict "$fixtures/baseline_state_dict.pt" --mode "$mode" --precision "$precision" \
+    --threads "$threads" \
     --warmup "$warmup" --steps "$steps" --scale "$scale" | tail -n 1 >>"$results"
 done
 
@@ -74,7 +79,8 @@ stages = ['backbone', 'neck', 'view_transformer', 'heads+losses', 'backward', 'o
           'forward_test']
 for original, ours in pairs:
     o_split, u_split = original['split_median'], ours['split_median']
-    print(f"scale {ours['scale']}: input {ours['img']}, {ours['threads']} threads, "
+    print(f"scale {ours['scale']}: input {ours['img']}, ours in {ours['precision']}, "
+          f"{ours['threads']} threads, "
           f"{ours['steps']} timed steps after {ours['warmup']}")
     print(f"  {'':22} {'original':>10} {'ours':>10} {'ours/orig':>10}")
     rows = [('step s (median)', original['median_s'], ours['median_s'])]
@@ -86,6 +92,7 @@ for original, ours in pairs:
 for original, ours in pairs:
     print(json.dumps({
         'scale': ours['scale'], 'threads': ours['threads'], 'mode': ours['mode'],
+        'precision': ours['precision'],
         'ours': {'step_s': ours['median_s'], 'peak_rss_mib': ours['peak_rss_mib'],
                  'split_s': ours['split_median']},
         'original': {'step_s': original['median_s'], 'peak_rss_mib': original['peak_rss_mib'],
