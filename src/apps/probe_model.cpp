@@ -107,12 +107,13 @@ nlohmann::ordered_json probe_baseline_large(olv2::BaselineLargeImpl& model,
                           {"bbox_head", layer_assignments(result.te_assign)}};
   } else {
     const torch::NoGradGuard no_grad;
-    const olv2::FrameTestOutputs r = model.forward_test(batch, /*rescale=*/false).at(0);
+    const olv2::BaselineLargeOutputs forward = model.simple_forward(batch);
+    const olv2::FrameTestOutputs r = model.decode(forward, batch, /*rescale=*/false).at(0);
     out["outputs"] = {{"pred_lc.0", nested(r.lc.lanes)},
                       {"pred_lc.1", nested(r.lc.scores)},
                       {"pred_te.0", nested(r.te.boxes_labels)},
                       {"pred_te.1", nested(r.te.scores)},
-                      {"new_prev_bev", nested(model.simple_forward(batch).bev_features)},
+                      {"new_prev_bev", nested(forward.bev_features)},
                       {"pred_topology_lclc", nested(r.lclc)},
                       {"pred_topology_lcte", nested(r.lcte)}};
   }

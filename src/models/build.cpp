@@ -116,11 +116,6 @@ CustomDetrHeadOptions detr_head_from_config(const ConfigNode& cfg) {
   o.loss_iou_weight = weight_of(cfg, "loss_iou", "loss_weight", 1.0);
 
   const ConfigNode& assigner = cfg.at("train_cfg").at("assigner");
-  const std::string assigner_type = assigner.at("type").as_string();
-  if (assigner_type != (lane ? "LaneHungarianAssigner" : "HungarianAssigner")) {
-    throw input_error(assigner.at("type").where() + ": a " + (lane ? "lane" : "bbox") +
-                      " head needs " + (lane ? "LaneHungarianAssigner" : "HungarianAssigner"));
-  }
   if (lane) {
     if (const ConfigNode* range = cfg.find("bev_range"))
       o.bev_range = fixed_numbers<6>(*range);
@@ -145,7 +140,19 @@ TopologyHeadOptions topology_head_from_config(const ConfigNode& cfg) {
 
 }  // namespace
 
+namespace {
+
+void require_assigner_type(const ConfigNode& assigner, const std::string& type,
+                           const std::string& head) {
+  if (assigner.at("type").as_string() != type) {
+    throw input_error(assigner.at("type").where() + ": a " + head + " head needs " + type);
+  }
+}
+
+}  // namespace
+
 HungarianAssignerOptions box_assigner_from_config(const ConfigNode& assigner) {
+  require_assigner_type(assigner, "HungarianAssigner", "bbox");
   HungarianAssignerOptions o;
   o.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
   o.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);
@@ -162,6 +169,7 @@ HungarianAssignerOptions box_assigner_from_config(const ConfigNode& assigner) {
 }
 
 LaneHungarianAssignerOptions lane_assigner_from_config(const ConfigNode& assigner) {
+  require_assigner_type(assigner, "LaneHungarianAssigner", "lane");
   LaneHungarianAssignerOptions o;
   o.cls_cost = focal_cost_from_config(assigner.find("cls_cost"));
   o.reg_cost_weight = weight_of(assigner, "reg_cost", "weight", 1.0);

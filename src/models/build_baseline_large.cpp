@@ -229,11 +229,7 @@ TeDeformableDetrHeadOptions te_head_from_config(const ConfigNode& cfg,
   o.loss_bbox_weight = weight_of(cfg, "loss_bbox", "loss_weight", 1.0);
   o.loss_iou_weight = weight_of(cfg, "loss_iou", "loss_weight", 1.0);
 
-  const ConfigNode& assigner = train_cfg.at("assigner");
-  if (assigner.at("type").as_string() != "HungarianAssigner") {
-    throw input_error(assigner.at("type").where() + ": the bbox head needs HungarianAssigner");
-  }
-  o.assigner = box_assigner_from_config(assigner);
+  o.assigner = box_assigner_from_config(train_cfg.at("assigner"));
   return o;
 }
 
@@ -287,11 +283,7 @@ LcDeformableDetrHeadOptions lc_head_from_config(const ConfigNode& cfg,
   o.loss_cls = focal_from_config(cfg.find("loss_cls"), FocalLossOptions{});
   o.loss_bbox_weight = weight_of(cfg, "loss_bbox", "loss_weight", 1.0);
 
-  const ConfigNode& assigner = train_cfg.at("assigner");
-  if (assigner.at("type").as_string() != "LaneHungarianAssigner") {
-    throw input_error(assigner.at("type").where() + ": the lane head needs LaneHungarianAssigner");
-  }
-  o.assigner = lane_assigner_from_config(assigner);
+  o.assigner = lane_assigner_from_config(train_cfg.at("assigner"));
   return o;
 }
 

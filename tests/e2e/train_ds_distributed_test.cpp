@@ -99,6 +99,23 @@ test::RankLaunch train_ds_ranks(const std::vector<std::string>& args) {
   return launch;
 }
 
+// `single` as one process, then `ranks` as two torchrun-style ranks; each must succeed (a
+// failure is reported with its output and gives no results).
+std::vector<test::RankResult> run_one_then_two_ranks(const std::vector<std::string>& single,
+                                                     const std::vector<std::string>& ranks) {
+  const auto one = test::run_app("train_ds", quoted(single));
+  EXPECT_EQ(one.exit_status, 0) << one.output;
+  if (one.exit_status != 0) return {};
+  test::RankProcesses processes(train_ds_ranks(ranks));
+  std::vector<test::RankResult> results = processes.wait_all(std::chrono::seconds(240));
+  bool all_succeeded = true;
+  for (size_t rank = 0; rank < results.size(); ++rank) {
+    EXPECT_EQ(results[rank].exit_status, 0) << "rank " << rank << ":\n" << results[rank].output;
+    all_succeeded = all_succeeded && results[rank].exit_status == 0;
+  }
+  return all_succeeded ? results : std::vector<test::RankResult>{};
+}
+
 // The first optimizer step of two runs gave the same logged `keys` and the same weights (within
 // float32 sums in another order).
 // `weight_atol`: AdamW's first step moves each weight by about lr * sign(gradient), so a
@@ -130,16 +147,11 @@ void expect_same_first_step(const fs::path& single, const fs::path& multi,
 TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
   const fs::path meta_root = pair_meta_root();
   const fs::path single = test::scratch_dir("single_rank");
-  const auto one = test::run_app(
-      "train_ds", quoted(tiny_arguments(single, meta_root, {"data.samples_per_gpu=2"})));
-  ASSERT_EQ(one.exit_status, 0) << one.output;
-
   const fs::path multi = test::scratch_dir("two_ranks");
-  test::RankProcesses ranks(
-      train_ds_ranks(tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"})));
-  const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(240));
-  for (int rank = 0; rank < 2; ++rank)
-    ASSERT_EQ(results[rank].exit_status, 0) << "rank " << rank << ":\n" << results[rank].output;
+  const std::vector<test::RankResult> results =
+      run_one_then_two_ranks(tiny_arguments(single, meta_root, {"data.samples_per_gpu=2"}),
+                             tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"}));
+  ASSERT_EQ(results.size(), 2u);
   EXPECT_NE(results[0].output.find("world size: 2\nrank: 0\nbackend: gloo\n"), std::string::npos)
       << results[0].output;
   EXPECT_NE(results[0].output.find("Epoch 0, idx 0 / 1, iter 0 / 1, bs 1 *acc 1: 1"),
@@ -208,16 +220,12 @@ std::vector<std::string> large_tiny_arguments(const fs::path& work_dir, const fs
 TEST(DistributedTraining, TwoRanksTrainBaselineLargeAsOneRankOfTwo) {
   const fs::path meta_root = pair_meta_root();
   const fs::path single = test::scratch_dir("large_single_rank");
-  const auto one = test::run_app(
-      "train_ds", quoted(large_tiny_arguments(single, meta_root, {"data.samples_per_gpu=2"})));
-  ASSERT_EQ(one.exit_status, 0) << one.output;
-
   const fs::path multi = test::scratch_dir("large_two_ranks");
-  test::RankProcesses ranks(
-      train_ds_ranks(large_tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"})));
-  const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(240));
-  for (int rank = 0; rank < 2; ++rank)
-    ASSERT_EQ(results[rank].exit_status, 0) << "rank " << rank << ":\n" << results[rank].output;
+  ASSERT_EQ(
+      run_one_then_two_ranks(large_tiny_arguments(single, meta_root, {"data.samples_per_gpu=2"}),
+                             large_tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"}))
+          .size(),
+      2u);
   expect_same_first_step(
       single, multi,
       {"loss", "grad_norm", "lane_head.loss_lane_cls", "lane_head.loss_lane_reg",
@@ -284,19 +292,15 @@ TEST(DistributedTraining, SigtermStopsEveryRankAfterTheSameStep) {
 TEST(DistributedTraining, TwoRanksWithAccumulationEqualOneRankAccumulatingAll) {
   const fs::path meta_root = equal_count_meta_root(4);
   const fs::path single = test::scratch_dir("single_rank_of_four");
-  const auto one = test::run_app(
-      "train_ds", quoted(tiny_arguments(single, meta_root,
-                                        {"data.samples_per_gpu=1",
-                                         "data.gradient_accumulation_steps=4", "--no-validate"})));
-  ASSERT_EQ(one.exit_status, 0) << one.output;
-
   const fs::path multi = test::scratch_dir("two_ranks_accumulating");
-  test::RankProcesses ranks(train_ds_ranks(tiny_arguments(
-      multi, meta_root,
-      {"data.samples_per_gpu=1", "data.gradient_accumulation_steps=2", "--no-validate"})));
-  const auto results = ranks.wait_all(std::chrono::seconds(240));
-  for (int rank = 0; rank < 2; ++rank)
-    ASSERT_EQ(results[rank].exit_status, 0) << results[rank].output;
+  const std::vector<test::RankResult> results = run_one_then_two_ranks(
+      tiny_arguments(
+          single, meta_root,
+          {"data.samples_per_gpu=1", "data.gradient_accumulation_steps=4", "--no-validate"}),
+      tiny_arguments(
+          multi, meta_root,
+          {"data.samples_per_gpu=1", "data.gradient_accumulation_steps=2", "--no-validate"}));
+  ASSERT_EQ(results.size(), 2u);
   EXPECT_NE(results[0].output.find("Epoch 0, idx 1 / 2, iter 0 / 1, bs 1 *acc 2: 2"),
             std::string::npos)
       << results[0].output;

@@ -158,6 +158,12 @@ inline void expect_close(const at::Tensor& actual, const at::Tensor& reference,
       << ")";
 }
 
+// `actual` against the recorded tensor `key` of `recorded`, with expect_close's tolerance.
+inline void expect_recorded(const at::Tensor& actual, const TensorMap& recorded,
+                            const std::string& key) {
+  expect_close(actual, at_key(recorded, key), key);
+}
+
 // Losses: relative 1e-4 (README).
 inline void expect_loss(const at::Tensor& actual, double reference, const std::string& name) {
   EXPECT_NEAR(actual.item<double>(), reference, 1e-4 * std::abs(reference)) << name;

@@ -27,12 +27,9 @@ LcHeadOutputs lc_train_forward(const test::LargeLaneFixture& f, LcDeformableDetr
 void lc_expect_outputs(const LcHeadOutputs& out, const test::TensorMap& inter,
                        const std::string& pass) {
   const std::string prefix = pass + ".pts_bbox_head.";
-  test::expect_close(out.all_cls_scores, at_key(inter, prefix + "all_cls_scores"),
-                     prefix + "all_cls_scores");
-  test::expect_close(out.all_lanes_preds, at_key(inter, prefix + "all_lanes_preds"),
-                     prefix + "all_lanes_preds");
-  test::expect_close(out.history_states, at_key(inter, prefix + "history_states"),
-                     prefix + "history_states");
+  test::expect_recorded(out.all_cls_scores, inter, prefix + "all_cls_scores");
+  test::expect_recorded(out.all_lanes_preds, inter, prefix + "all_lanes_preds");
+  test::expect_recorded(out.history_states, inter, prefix + "history_states");
 }
 
 TEST(LargeLcHeadParity, ParameterNamesAndShapesEqualOriginal) {

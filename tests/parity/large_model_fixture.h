@@ -18,26 +18,6 @@
 
 namespace olv2::test {
 
-struct LargeModelFixture {
-  std::filesystem::path dir;
-  nlohmann::json losses;
-  NamedTensors state;
-  TensorMap input;
-  TensorMap intermediates;
-  TensorMap outputs;
-};
-
-inline LargeModelFixture read_large_model_fixture(const std::filesystem::path& losses_json) {
-  LargeModelFixture f;
-  f.dir = losses_json.parent_path();
-  f.losses = load_json(losses_json);
-  f.state = load_named_tensors(f.dir / "baseline_large_state_dict.pt");
-  f.input = load_tensor_dict(f.dir / "baseline_large_input.pt");
-  f.intermediates = load_tensor_dict(f.dir / "baseline_large_intermediates.pt");
-  f.outputs = load_tensor_dict(f.dir / "baseline_large_outputs.pt");
-  return f;
-}
-
 inline ConfigNode large_reduced_model_config() {
   return load_config_file(source_dir() / "configs/fixtures/baseline_large_reduced.yaml")
       .at("model");

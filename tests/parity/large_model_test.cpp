@@ -16,7 +16,7 @@ class LargeModel : public ::testing::Test {
  protected:
   void SetUp() override {
     OLV2_REQUIRE_FIXTURE(json_path, "baseline_large_losses.json");
-    fixture_ = read_large_model_fixture(json_path);
+    fixture_ = read_model_fixture(json_path, "baseline_large_");
     batch_ = fixture_batch(fixture_.input, /*with_gt=*/true);
   }
 
@@ -39,7 +39,7 @@ class LargeModel : public ::testing::Test {
     }
   }
 
-  LargeModelFixture fixture_;
+  ModelFixture fixture_;
   Batch batch_;
 };
 
@@ -103,18 +103,18 @@ TEST_F(LargeModel, TestOutputsAndIntermediatesEqualTheOriginal) {
   expect_close(out.te.all_cls_scores, at_key(f, "test.bbox_head.all_cls_scores"), "te cls");
   expect_close(out.te.all_bbox_preds, at_key(f, "test.bbox_head.all_bbox_preds"), "te boxes");
 
-  const std::vector<FrameTestOutputs> outputs = model->forward_test(batch_, /*rescale=*/false);
+  const std::vector<FrameTestOutputs> outputs = model->decode(out, batch_, /*rescale=*/false);
   ASSERT_EQ(outputs.size(), 1u);
   const TensorMap& expected = fixture_.outputs;
-  expect_close(outputs[0].lc.lanes, at_key(expected, "pred_lc.0"), "pred_lc.0");
-  expect_close(outputs[0].lc.scores, at_key(expected, "pred_lc.1"), "pred_lc.1");
-  expect_close(outputs[0].te.boxes_labels, at_key(expected, "pred_te.0"), "pred_te.0");
-  expect_close(outputs[0].te.scores, at_key(expected, "pred_te.1"), "pred_te.1");
-  expect_close(outputs[0].lclc, at_key(expected, "pred_topology_lclc"), "pred_topology_lclc");
-  expect_close(outputs[0].lcte, at_key(expected, "pred_topology_lcte"), "pred_topology_lcte");
+  expect_recorded(outputs[0].lc.lanes, expected, "pred_lc.0");
+  expect_recorded(outputs[0].lc.scores, expected, "pred_lc.1");
+  expect_recorded(outputs[0].te.boxes_labels, expected, "pred_te.0");
+  expect_recorded(outputs[0].te.scores, expected, "pred_te.1");
+  expect_recorded(outputs[0].lclc, expected, "pred_topology_lclc");
+  expect_recorded(outputs[0].lcte, expected, "pred_topology_lcte");
 
   // Evaluation rescales the boxes to the raw front image, as mmdet3d's test loop asks.
-  const std::vector<FrameTestOutputs> rescaled = model->forward_test(batch_, /*rescale=*/true);
+  const std::vector<FrameTestOutputs> rescaled = model->decode(out, batch_, /*rescale=*/true);
   const at::Tensor scale = at_key(fixture_.input, "scale_factor")[0];
   expect_close(rescaled[0].te.boxes_labels.narrow(1, 0, 4),
                at_key(expected, "pred_te.0").narrow(1, 0, 4) / scale, "rescaled boxes");

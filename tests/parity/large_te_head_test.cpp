@@ -110,17 +110,12 @@ struct LargeTeFixture {
 void te_expect_outputs_match(const TeHeadOutputs& out, const test::TensorMap& inter,
                              const std::string& pass) {
   const std::string key = pass + ".bbox_head.";
-  test::expect_close(out.inter_states, at_key(inter, key + "transformer.0"), key + "transformer.0");
-  test::expect_close(out.init_reference, at_key(inter, key + "transformer.1"),
-                     key + "transformer.1");
-  test::expect_close(out.inter_references, at_key(inter, key + "transformer.2"),
-                     key + "transformer.2");
-  test::expect_close(out.history_states, at_key(inter, key + "history_states"),
-                     key + "history_states");
-  test::expect_close(out.all_cls_scores, at_key(inter, key + "all_cls_scores"),
-                     key + "all_cls_scores");
-  test::expect_close(out.all_bbox_preds, at_key(inter, key + "all_bbox_preds"),
-                     key + "all_bbox_preds");
+  test::expect_recorded(out.inter_states, inter, key + "transformer.0");
+  test::expect_recorded(out.init_reference, inter, key + "transformer.1");
+  test::expect_recorded(out.inter_references, inter, key + "transformer.2");
+  test::expect_recorded(out.history_states, inter, key + "history_states");
+  test::expect_recorded(out.all_cls_scores, inter, key + "all_cls_scores");
+  test::expect_recorded(out.all_bbox_preds, inter, key + "all_bbox_preds");
 }
 
 TEST(LargeTeHeadParity, ParametersFollowTheOriginalStateDictOrder) {

@@ -146,15 +146,19 @@ struct ModelFixture {
   NamedTensors state;
   TensorMap input;
   TensorMap intermediates;
+  TensorMap outputs;
 };
 
-inline ModelFixture read_model_fixture(const std::filesystem::path& losses_json) {
+// The set `<prefix>*` ("baseline_" or "baseline_large_") beside `losses_json`.
+inline ModelFixture read_model_fixture(const std::filesystem::path& losses_json,
+                                       const std::string& prefix = "baseline_") {
   ModelFixture f;
   f.dir = losses_json.parent_path();
   f.losses = load_json(losses_json);
-  f.state = load_named_tensors(f.dir / "baseline_state_dict.pt");
-  f.input = load_tensor_dict(f.dir / "baseline_input.pt");
-  f.intermediates = load_tensor_dict(f.dir / "baseline_intermediates.pt");
+  f.state = load_named_tensors(f.dir / (prefix + "state_dict.pt"));
+  f.input = load_tensor_dict(f.dir / (prefix + "input.pt"));
+  f.intermediates = load_tensor_dict(f.dir / (prefix + "intermediates.pt"));
+  f.outputs = load_tensor_dict(f.dir / (prefix + "outputs.pt"));
   return f;
 }
 

@@ -106,14 +106,13 @@ TEST_F(ModelLosses, TestOutputsEqualTheOriginal) {
   torch::NoGradGuard no_grad;
   const std::vector<FrameTestOutputs> outputs = model->forward_test(batch_);
   ASSERT_EQ(outputs.size(), 1u);
-  const TensorMap expected = load_tensor_dict(fixture_.dir / "baseline_outputs.pt");
-  expect_close(outputs[0].lc.lanes, at_key(expected, "pred_lc.lanes"), "pred_lc.lanes");
-  expect_close(outputs[0].lc.scores, at_key(expected, "pred_lc.scores"), "pred_lc.scores");
-  expect_close(outputs[0].te.boxes_labels, at_key(expected, "pred_te.bboxes_labels"),
-               "pred_te.bboxes_labels");
-  expect_close(outputs[0].te.scores, at_key(expected, "pred_te.scores"), "pred_te.scores");
-  expect_close(outputs[0].lclc, at_key(expected, "pred_topology_lclc"), "pred_topology_lclc");
-  expect_close(outputs[0].lcte, at_key(expected, "pred_topology_lcte"), "pred_topology_lcte");
+  const TensorMap& expected = fixture_.outputs;
+  expect_recorded(outputs[0].lc.lanes, expected, "pred_lc.lanes");
+  expect_recorded(outputs[0].lc.scores, expected, "pred_lc.scores");
+  expect_recorded(outputs[0].te.boxes_labels, expected, "pred_te.bboxes_labels");
+  expect_recorded(outputs[0].te.scores, expected, "pred_te.scores");
+  expect_recorded(outputs[0].lclc, expected, "pred_topology_lclc");
+  expect_recorded(outputs[0].lcte, expected, "pred_topology_lcte");
 
   // predict(): the same numbers as polylines sampled from the control points.
   const std::vector<FramePrediction> predictions = model->predict(batch_);

@@ -39,7 +39,8 @@ FocalLossCostOptions focal_cost_from_config(const ConfigNode* cfg);
 // cfg[key][weight_key], or `fallback` when either is absent or null.
 double weight_of(const ConfigNode& cfg, const std::string& key, const std::string& weight_key,
                  double fallback);
-// `HungarianAssigner` / `LaneHungarianAssigner` costs over the defaults of their options.
+// `HungarianAssigner` / `LaneHungarianAssigner` costs over the defaults of their options; an
+// assigner of another type is an input error naming the key.
 HungarianAssignerOptions box_assigner_from_config(const ConfigNode& assigner);
 LaneHungarianAssignerOptions lane_assigner_from_config(const ConfigNode& assigner);
 // mmdet's `add_extra_convs` of an FPN config: "" (none), or the source; `true` = "on_input".

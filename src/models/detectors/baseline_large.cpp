@@ -154,7 +154,11 @@ LossMap BaselineLargeImpl::forward_train(const Batch& batch) {
 }
 
 std::vector<FrameTestOutputs> BaselineLargeImpl::forward_test(const Batch& batch, bool rescale) {
-  const BaselineLargeOutputs out = simple_forward(batch);
+  return decode(simple_forward(batch), batch, rescale);
+}
+
+std::vector<FrameTestOutputs> BaselineLargeImpl::decode(const BaselineLargeOutputs& out,
+                                                        const Batch& batch, bool rescale) const {
   const at::Tensor lclc = out.lclc.sigmoid();
   const at::Tensor lcte = out.lcte.sigmoid();
   std::vector<FrameTestOutputs> results;

@@ -29,12 +29,12 @@ struct LevelOperands {
   at::Tensor weights;  // [B*H, 1, Q, P]
 };
 
-LevelOperands level_operands(const at::Tensor& value, const SpatialShapes& shapes,
+// `start`: the level's first token (level_start_index).
+LevelOperands level_operands(const at::Tensor& value, const SpatialShapes& shapes, int64_t start,
                              const at::Tensor& locations, const at::Tensor& weights,
                              int64_t level) {
   const int64_t batch = value.size(0), heads = value.size(2), dims = value.size(3);
   const auto [h, w] = shapes[static_cast<size_t>(level)];
-  const int64_t start = level_start_index(shapes)[static_cast<size_t>(level)];
   LevelOperands op;
   // [B, h*w, H, D] -> [B*H, D, h, w]
   op.value =
@@ -61,11 +61,13 @@ class MsDeformAttnFunction : public torch::autograd::Function<MsDeformAttnFuncti
     ctx->save_for_backward({value, locations, weights});
     ctx->saved_data["shapes"] = flat_shapes;
     const SpatialShapes shapes = unflatten(flat_shapes);
+    const std::vector<int64_t> starts = level_start_index(shapes);
     const int64_t batch = value.size(0), heads = value.size(2), dims = value.size(3);
     const int64_t queries = locations.size(1);
     at::Tensor out = torch::zeros({batch * heads, dims, queries}, value.options());
     for (int64_t l = 0; l < static_cast<int64_t>(shapes.size()); ++l) {
-      const LevelOperands op = level_operands(value, shapes, locations, weights, l);
+      const LevelOperands op =
+          level_operands(value, shapes, starts[static_cast<size_t>(l)], locations, weights, l);
       out.add_((sample(op) * op.weights).sum(-1));
     }
     return out.view({batch, heads * dims, queries}).transpose(1, 2).contiguous();
@@ -76,6 +78,7 @@ class MsDeformAttnFunction : public torch::autograd::Function<MsDeformAttnFuncti
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &value = saved[0], &locations = saved[1], &weights = saved[2];
     const SpatialShapes shapes = unflatten(ctx->saved_data["shapes"].toIntVector());
+    const std::vector<int64_t> starts = level_start_index(shapes);
     const int64_t batch = value.size(0), heads = value.size(2), dims = value.size(3);
     const int64_t queries = locations.size(1);
     const bool want_value = ctx->needs_input_grad(0), want_locations = ctx->needs_input_grad(1),
@@ -87,7 +90,8 @@ class MsDeformAttnFunction : public torch::autograd::Function<MsDeformAttnFuncti
                                     .reshape({batch * heads, dims, queries, 1});
     std::vector<at::Tensor> grad_values, grad_locations, grad_weights;
     for (int64_t l = 0; l < static_cast<int64_t>(shapes.size()); ++l) {
-      const LevelOperands op = level_operands(value, shapes, locations, weights, l);
+      const LevelOperands op =
+          level_operands(value, shapes, starts[static_cast<size_t>(l)], locations, weights, l);
       if (want_weights) {
         // [B*H, Q, P] -> [B, Q, H, P]
         const at::Tensor g = (sample(op) * grad_out).sum(1);

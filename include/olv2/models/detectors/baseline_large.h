@@ -62,6 +62,9 @@ class BaselineLargeImpl : public DetectorImpl {
   // Per sample: lanes in metres, boxes in the resized front image, or divided by the
   // scale factor when `rescale` (the original's evaluation, in raw front-image pixels).
   std::vector<FrameTestOutputs> forward_test(const Batch& batch, bool rescale);
+  // The per-sample decoding of forward_test, from outputs of simple_forward(batch).
+  std::vector<FrameTestOutputs> decode(const BaselineLargeOutputs& outputs, const Batch& batch,
+                                       bool rescale) const;
 
   LossMap forward_train(const Batch& batch) override;
   std::vector<FramePrediction> predict(const Batch& batch) override;
