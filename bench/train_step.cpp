@@ -40,6 +40,7 @@
 #include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
+#include "olv2/util/op_profile.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
 
@@ -151,6 +152,7 @@ struct FixtureRun {
   int warmup = 2;
   int steps = 5;
   int threads = 2;
+  int profile = 0;  // operators listed from one profiled step after the timed ones (0: none)
 };
 
 double median_of(std::vector<double> values) {
@@ -227,6 +229,18 @@ int run_fixture(const FixtureRun& run) {
   }
   nlohmann::json split_median = nlohmann::json::object();
   for (const auto& [stage, values] : splits) split_median[stage] = median_of(values);
+  nlohmann::json profile = nlohmann::json::array();
+  if (run.profile > 0) {
+    olv2::OpProfile recording;
+    step();
+    const std::vector<olv2::OpTime> ops = recording.stop();
+    std::fprintf(stderr, "%-40s %10s %8s\n", "operator (one step)", "self s", "calls");
+    for (size_t i = 0; i < ops.size() && i < static_cast<size_t>(run.profile); ++i) {
+      std::fprintf(stderr, "%-40s %10.3f %8lld\n", ops[i].name.c_str(), ops[i].self_s,
+                   static_cast<long long>(ops[i].calls));
+      profile.push_back({{"op", ops[i].name}, {"self_s", ops[i].self_s}, {"calls", ops[i].calls}});
+    }
+  }
   std::printf("%s\n", nlohmann::json{{"bench", "train_step_fixture"},
                                      {"config", run.config},
                                      {"mode", run.mode},
@@ -240,6 +254,7 @@ int run_fixture(const FixtureRun& run) {
                                      {"min_s", *std::min_element(walls.begin(), walls.end())},
                                      {"max_s", *std::max_element(walls.begin(), walls.end())},
                                      {"split_median", split_median},
+                                     {"profile", profile},
                                      {"peak_rss_mib", peak_resident_mib()}}
                           .dump()
                           .c_str());
@@ -294,6 +309,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"train", "eval"}));
   app.add_option("--precision", fixture.precision, "With --input: fp32 or bf16 (CPU autocast)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
+  app.add_option("--profile", fixture.profile,
+                 "With --input: after timing, profile one more step and list its N costliest "
+                 "operators by self time");
   app.add_option("--warmup", fixture.warmup, "With --input: untimed steps first")
       ->capture_default_str();
   if (const auto status = olv2::parse_command_line(app, "bench_train_step", argc, argv))
