@@ -5,21 +5,22 @@
 #include <cmath>
 #include <limits>
 
-namespace olv2 {
+#include "olv2/models/layers/blocked_attention.h"
+#include "olv2/models/layers/counter_dropout.h"
+#include "olv2/util/autocast_guard.h"
 
-at::Tensor dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                 const at::Tensor& key_padding_mask, double dropout_p,
-                                 bool training) {
-  const int64_t batch = q.size(0);
-  const int64_t heads = q.size(1);
-  const int64_t query_len = q.size(2);
-  const int64_t key_len = k.size(2);
-  const int64_t head_dim = q.size(3);
-  // Same operation order as PyTorch's multi_head_attention_forward: scale q, then q k^T.
-  const at::Tensor scaled_q =
-      (q / std::sqrt(static_cast<double>(head_dim))).reshape({batch * heads, query_len, head_dim});
-  at::Tensor scores =
-      torch::bmm(scaled_q, k.reshape({batch * heads, key_len, head_dim}).transpose(1, 2));
+namespace olv2 {
+namespace {
+
+// The weights materialised whole, as PyTorch's multi_head_attention_forward does; the kernel of
+// accelerator devices, whose dropout draws from their own generator.
+at::Tensor materialised_attention(const at::Tensor& scaled_q, const at::Tensor& k,
+                                  const at::Tensor& v, const at::Tensor& key_padding_mask,
+                                  double dropout_p) {
+  const int64_t batch = scaled_q.size(0), heads = scaled_q.size(1), query_len = scaled_q.size(2),
+                key_len = k.size(2), head_dim = scaled_q.size(3);
+  at::Tensor scores = torch::bmm(scaled_q.reshape({batch * heads, query_len, head_dim}),
+                                 k.reshape({batch * heads, key_len, head_dim}).transpose(1, 2));
   if (key_padding_mask.defined()) {
     scores = scores.view({batch, heads, query_len, key_len})
                  .masked_fill(key_padding_mask.view({batch, 1, 1, key_len}),
@@ -27,9 +28,30 @@ at::Tensor dot_product_attention(const at::Tensor& q, const at::Tensor& k, const
                  .view({batch * heads, query_len, key_len});
   }
   at::Tensor weights = torch::softmax(scores, -1);
-  if (training && dropout_p > 0.0) weights = torch::dropout(weights, dropout_p, true);
+  if (dropout_p > 0.0) weights = torch::dropout(weights, dropout_p, true);
   return torch::bmm(weights, v.reshape({batch * heads, key_len, head_dim}))
       .view({batch, heads, query_len, head_dim});
+}
+
+}  // namespace
+
+at::Tensor dot_product_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                 const at::Tensor& key_padding_mask, double dropout_p,
+                                 bool training) {
+  // Same operation order as PyTorch's multi_head_attention_forward: scale q, then q k^T.
+  const at::Tensor scaled_q = q / std::sqrt(static_cast<double>(q.size(3)));
+  const double p = training ? dropout_p : 0.0;
+  if (!q.device().is_cpu()) return materialised_attention(scaled_q, k, v, key_padding_mask, p);
+  // Both products run in autocast's dtype when it is on (bmm is on its lower-precision list),
+  // else in the inputs' common dtype; the kernel then runs with autocast off.
+  const AutocastState autocast = AutocastState::current(c10::kCPU);
+  const c10::ScalarType dtype =
+      autocast.enabled ? autocast.dtype
+                       : at::promote_types(scaled_q.scalar_type(),
+                                           at::promote_types(k.scalar_type(), v.scalar_type()));
+  const uint64_t seed = p > 0.0 ? draw_dropout_seed() : 0;
+  const AutocastGuard no_autocast(c10::kCPU, AutocastState{false});
+  return blocked_attention(scaled_q.to(dtype), k.to(dtype), v.to(dtype), key_padding_mask, p, seed);
 }
 
 }  // namespace olv2
