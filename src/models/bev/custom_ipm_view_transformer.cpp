@@ -35,6 +35,37 @@ at::Tensor plane_grid(const std::array<double, 3>& xbound, const std::array<doub
   return torch::stack({yx[1], yx[0], z}, -1);
 }
 
+// Sum over the cameras of each camera's bilinear feature at the plane points it sees:
+// [B, C, P]. The original samples every point in every camera and multiplies the unseen ones
+// by 0; sampling only the seen ones adds the same terms in the same camera order.
+// cam_feat [B * N, C, h, w], sample_grid [B * N, P, 2], seen [B, N, P] bool.
+at::Tensor seen_feature_sum(const at::Tensor& cam_feat, const at::Tensor& sample_grid,
+                            const at::Tensor& seen) {
+  namespace F = torch::nn::functional;
+  const int64_t batch = seen.size(0), num_cam = seen.size(1), num_points = seen.size(2);
+  std::vector<at::Tensor> sums;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<at::Tensor> samples, points;
+    for (int64_t n = 0; n < num_cam; ++n) {
+      const int64_t cam = b * num_cam + n;
+      const at::Tensor index = seen[b][n].nonzero().squeeze(1);
+      const at::Tensor grid = sample_grid[cam].index_select(0, index).view({1, 1, -1, 2});
+      samples.push_back(F::grid_sample(cam_feat.narrow(0, cam, 1), grid,
+                                       F::GridSampleFuncOptions()
+                                           .mode(torch::kBilinear)
+                                           .padding_mode(torch::kZeros)
+                                           .align_corners(false))
+                            .flatten(0, 2));  // [C, k]
+      points.push_back(index);
+    }
+    // In grid_sample's output dtype, which autocast may choose.
+    const at::Tensor seen_samples = torch::cat(samples, 1);
+    sums.push_back(torch::zeros({cam_feat.size(1), num_points}, seen_samples.options())
+                       .index_add(1, torch::cat(points), seen_samples));
+  }
+  return torch::stack(sums);
+}
+
 }  // namespace
 
 CustomIpmViewTransformerImpl::CustomIpmViewTransformerImpl(
@@ -101,19 +132,13 @@ at::Tensor CustomIpmViewTransformerImpl::forward(const at::Tensor& cam_feat,
     const at::Tensor u = (pixels.select(-1, 0) / static_cast<double>(img_hw.second) - 0.5) * 2;
     const at::Tensor v = (pixels.select(-1, 1) / static_cast<double>(img_hw.first) - 0.5) * 2;
     mask = mask.squeeze(-1) & (u > -1.0) & (u < 1.0) & (v > -1.0) & (v < 1.0);
-    sample_grid = torch::stack({u, v}, -1).view({batch * num_cam, levels * ny, nx, 2});
+    sample_grid = torch::stack({u, v}, -1).view({batch * num_cam, num_points, 2});
   }
 
-  namespace F = torch::nn::functional;
-  const at::Tensor sampled = F::grid_sample(cam_feat, sample_grid,
-                                            F::GridSampleFuncOptions()
-                                                .mode(torch::kBilinear)
-                                                .padding_mode(torch::kZeros)
-                                                .align_corners(false))
-                                 .view({batch, num_cam, channels, levels, ny, nx});
-  const at::Tensor seen = mask.view({batch, num_cam, 1, levels, ny, nx});
-  const at::Tensor summed = (sampled * seen).sum(1);
-  const at::Tensor count = seen.sum(1);
+  const at::Tensor seen = mask.view({batch, num_cam, num_points});
+  const at::Tensor summed =
+      seen_feature_sum(cam_feat, sample_grid, seen).view({batch, channels, levels, ny, nx});
+  const at::Tensor count = seen.sum(1).view({batch, 1, levels, ny, nx});
   const at::Tensor averaged = summed / count.masked_fill(count == 0, 1);
 
   const at::Tensor coords = grid.view({batch, levels, ny, nx, 3}).permute({0, 4, 1, 2, 3});
