@@ -148,7 +148,9 @@ void ResNetImpl::train(bool on) {
 }
 
 std::vector<at::Tensor> ResNetImpl::forward(const at::Tensor& x) {
-  at::Tensor out = torch::max_pool2d(torch::relu(bn1_(conv1_(x))), 3, 2, 1);
+  // Channels-last runs the convolutions faster on the CPU (oneDNN without layout reorders).
+  const at::Tensor input = x.contiguous(at::MemoryFormat::ChannelsLast);
+  at::Tensor out = torch::max_pool2d(torch::relu(bn1_(conv1_(input))), 3, 2, 1);
   // Outputs come in stage order whatever the order of out_indices, as in mmdet.
   std::vector<at::Tensor> outs;
   for (size_t stage = 0; stage < layers_.size(); ++stage) {
