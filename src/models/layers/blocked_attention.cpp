@@ -27,14 +27,35 @@ struct AttentionOperands {
   DropoutBlock where(int64_t begin) const { return {queries(), begin}; }
 };
 
-// softmax(q k^T) of one block of queries, with the padded keys at -inf: [B * H, rows, Lk].
-at::Tensor block_weights(const AttentionOperands& op, int64_t begin) {
-  at::Tensor scores = torch::bmm(op.q_block(begin), op.k.transpose(1, 2));
+// Block-sized scratch tensors, allocated once per call and reused by every block (fresh
+// allocations of this size would each be page-faulted in again).
+class BlockBuffers {
+ public:
+  BlockBuffers(const AttentionOperands& op, int count) {
+    for (int i = 0; i < count; ++i) {
+      flat_.push_back(torch::empty({op.q.size(0) * op.block_rows * op.k.size(1)}, op.q.options()));
+    }
+  }
+  // Buffer i as a contiguous [B * H, rows, Lk].
+  at::Tensor at(size_t i, const AttentionOperands& op, int64_t rows) const {
+    const int64_t n = op.q.size(0), keys = op.k.size(1);
+    return flat_[i].narrow(0, 0, n * rows * keys).view({n, rows, keys});
+  }
+
+ private:
+  std::vector<at::Tensor> flat_;
+};
+
+// weights = softmax(q k^T) of one block of queries, with the padded keys at -inf; `scores` is
+// scratch. Both [B * H, rows, Lk].
+void block_weights(const AttentionOperands& op, int64_t begin, at::Tensor& scores,
+                   at::Tensor& weights) {
+  at::bmm_out(scores, op.q_block(begin), op.k.transpose(1, 2));
   if (op.mask.defined()) {
     scores.view({op.batch, op.heads, scores.size(1), scores.size(2)})
         .masked_fill_(op.mask, -std::numeric_limits<float>::infinity());
   }
-  return at::_softmax(scores, -1, false);
+  at::_softmax_out(weights, scores, -1, false);
 }
 
 class BlockedAttentionFunction : public torch::autograd::Function<BlockedAttentionFunction> {
@@ -49,11 +70,14 @@ class BlockedAttentionFunction : public torch::autograd::Function<BlockedAttenti
     ctx->saved_data["dropout_p"] = dropout_p;
     ctx->saved_data["seed"] = seed;
     const AttentionOperands op = operands(q, k, v, mask, heads, block_rows, dropout_p, seed);
+    const BlockBuffers buffers(op, 2);
     at::Tensor out = torch::empty_like(op.q);
     for (int64_t begin = 0; begin < op.queries(); begin += op.block_rows) {
-      at::Tensor weights = block_weights(op, begin);
+      const int64_t rows = op.rows_in(begin);
+      at::Tensor scores = buffers.at(0, op, rows), weights = buffers.at(1, op, rows);
+      block_weights(op, begin, scores, weights);
       if (op.dropout_p > 0.0) counter_dropout_({weights}, op.where(begin), op.dropout_p, op.seed);
-      at::Tensor out_block = out.narrow(1, begin, op.rows_in(begin));
+      at::Tensor out_block = out.narrow(1, begin, rows);
       at::bmm_out(out_block, weights, op.v);
     }
     return out;
@@ -69,19 +93,24 @@ class BlockedAttentionFunction : public torch::autograd::Function<BlockedAttenti
     at::Tensor grad_q = torch::empty_like(op.q);
     at::Tensor grad_k = torch::zeros_like(op.k);
     at::Tensor grad_v = torch::zeros_like(op.v);
+    const BlockBuffers buffers(op, 3);
     for (int64_t begin = 0; begin < op.queries(); begin += op.block_rows) {
       const int64_t rows = op.rows_in(begin);
-      const at::Tensor weights = block_weights(op, begin);
+      // Buffer 0 holds the scores, then the dropped weights, then the scores' gradient.
+      at::Tensor scratch = buffers.at(0, op, rows), weights = buffers.at(1, op, rows),
+                 grad_dropped = buffers.at(2, op, rows);
+      block_weights(op, begin, scratch, weights);
       const at::Tensor grad_block = grad_out.narrow(1, begin, rows);
-      at::Tensor grad_dropped = torch::bmm(grad_block, op.v.transpose(1, 2));
-      at::Tensor dropped = weights;
+      at::bmm_out(grad_dropped, grad_block, op.v.transpose(1, 2));
       if (op.dropout_p > 0.0) {
-        dropped = weights.clone();
+        at::Tensor dropped = scratch.copy_(weights);
         counter_dropout_({dropped, grad_dropped}, op.where(begin), op.dropout_p, op.seed);
+        grad_v.baddbmm_(dropped.transpose(1, 2), grad_block);
+      } else {
+        grad_v.baddbmm_(weights.transpose(1, 2), grad_block);
       }
-      grad_v.baddbmm_(dropped.transpose(1, 2), grad_block);
-      const at::Tensor grad_scores =
-          at::_softmax_backward_data(grad_dropped, weights, -1, weights.scalar_type());
+      at::Tensor grad_scores =
+          at::_softmax_backward_data_out(scratch, grad_dropped, weights, -1, weights.scalar_type());
       at::Tensor grad_q_block = grad_q.narrow(1, begin, rows);
       at::bmm_out(grad_q_block, grad_scores, op.k);
       grad_k.baddbmm_(grad_scores.transpose(1, 2), op.q_block(begin));
