@@ -37,6 +37,7 @@
 #include "olv2/data/fixture_sample.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/models/build.h"
+#include "olv2/util/allocator_tuning.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
@@ -280,6 +281,7 @@ nlohmann::json run_child(const std::string& self_args, const Case& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  olv2::keep_freed_memory_for_reuse();  // as train_ds
   CLI::App app{"Training-step time and peak RSS by precision and activation checkpointing"};
   std::string config_file = "configs/demo.yaml";
   std::string data_root;
