@@ -1,6 +1,8 @@
 #include "olv2/util/allocator_tuning.h"
 
 #include <cstdlib>  // defines __GLIBC__ on glibc
+#include <cstring>
+#include <mutex>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -9,9 +11,13 @@ namespace olv2 {
 
 void keep_freed_memory_for_reuse() {
 #if defined(__GLIBC__)
-  // glibc accepts at most half its 64 MB heap size as a fixed mmap threshold.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return;
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
 #endif
 }
 
