@@ -29,11 +29,13 @@ fs::path distributed_dataset() {
                                  "--frames 24 --val-frames 3 --image-scale 0.0625 --seed 11");
 }
 
-// tiny.yaml on `collection` with BatchNorm on running statistics and no dropout, so that
-// batching is the only difference between the runs compared.
-std::vector<std::string> tiny_arguments(const fs::path& work_dir, const fs::path& meta_root,
+// train_ds on `config` (under configs/tests) and the pair collection for one epoch, with
+// `model_options` and then `options` as further --cfg-options.
+std::vector<std::string> pair_arguments(const std::string& config, const fs::path& work_dir,
+                                        const fs::path& meta_root,
+                                        const std::vector<std::string>& model_options,
                                         const std::vector<std::string>& options) {
-  std::vector<std::string> args = {(test::source_dir() / "configs/tests/tiny.yaml").string(),
+  std::vector<std::string> args = {(test::source_dir() / "configs/tests" / config).string(),
                                    "--work-dir",
                                    work_dir.string(),
                                    "--cfg-options",
@@ -42,15 +44,21 @@ std::vector<std::string> tiny_arguments(const fs::path& work_dir, const fs::path
                                    "data.val.meta_root=" + distributed_dataset().string(),
                                    "data.train.collection=pair_train",
                                    "runner.max_epochs=1",
-                                   "evaluation.before_train=true",
-                                   "model.img_backbone.norm_eval=true",
-                                   "model.lc_head.dropout=0.0",
-                                   "model.lc_head.ffn_dropout=0.0",
-                                   "model.te_head.dropout=0.0",
-                                   "model.te_head.ffn_dropout=0.0",
                                    "dist_params.timeout_s=20"};
+  args.insert(args.end(), model_options.begin(), model_options.end());
   args.insert(args.end(), options.begin(), options.end());
   return args;
+}
+
+// tiny.yaml on `collection` with BatchNorm on running statistics and no dropout, so that
+// batching is the only difference between the runs compared.
+std::vector<std::string> tiny_arguments(const fs::path& work_dir, const fs::path& meta_root,
+                                        const std::vector<std::string>& options) {
+  return pair_arguments("tiny.yaml", work_dir, meta_root,
+                        {"evaluation.before_train=true", "model.img_backbone.norm_eval=true",
+                         "model.lc_head.dropout=0.0", "model.lc_head.ffn_dropout=0.0",
+                         "model.te_head.dropout=0.0", "model.te_head.ffn_dropout=0.0"},
+                        options);
 }
 
 std::string quoted(const std::vector<std::string>& args) {
@@ -183,34 +191,22 @@ std::vector<std::string> large_tiny_arguments(const fs::path& work_dir, const fs
   const std::string bev = "model.bev_constructor.encoder.transformerlayers.";
   const std::string te = "model.bbox_head.transformer.";
   const std::string lc = "model.pts_bbox_head.transformer.decoder.transformerlayers.";
-  std::vector<std::string> args = {
-      (test::source_dir() / "configs/tests/large_tiny.yaml").string(),
-      "--work-dir",
-      work_dir.string(),
-      "--cfg-options",
-      "data_root=" + distributed_dataset().string(),
-      "meta_root=" + meta_root.string(),
-      "data.val.meta_root=" + distributed_dataset().string(),
-      "data.train.collection=pair_train",
-      "runner.max_epochs=1",
-      "dist_params.timeout_s=20",
-      bev +
-          "attn_cfgs=[{type: TemporalSelfAttention, embed_dims: 64, num_levels: 1, dropout: 0},"
-          " {type: SpatialCrossAttention, embed_dims: 64, num_cams: 7, dropout: 0,"
-          " deformable_attention: {type: MSDeformableAttention3D, embed_dims: 64,"
-          " num_points: 8, num_levels: 4}}]",
-      bev + "ffn_cfgs.ffn_drop=0",
-      te + "encoder.transformerlayers.attn_cfgs.dropout=0",
-      te + "encoder.transformerlayers.ffn_cfgs.ffn_drop=0",
-      te + "decoder.transformerlayers.attn_cfgs=[{type: MultiheadAttention, embed_dims: 64,"
-           " num_heads: 8, dropout: 0}, {type: MultiScaleDeformableAttention, embed_dims: 64,"
-           " dropout: 0}]",
-      te + "decoder.transformerlayers.ffn_cfgs.ffn_drop=0",
-      lc + "attn_cfgs=[{type: MultiheadAttention, embed_dims: 64, num_heads: 8, dropout: 0},"
-           " {type: CustomMSDeformableAttention, embed_dims: 64, num_levels: 1, dropout: 0}]",
-      lc + "ffn_cfgs.ffn_drop=0"};
-  args.insert(args.end(), options.begin(), options.end());
-  return args;
+  return pair_arguments(
+      "large_tiny.yaml", work_dir, meta_root,
+      {bev + "attn_cfgs=[{type: TemporalSelfAttention, embed_dims: 64, num_levels: 1, dropout: 0},"
+             " {type: SpatialCrossAttention, embed_dims: 64, num_cams: 7, dropout: 0,"
+             " deformable_attention: {type: MSDeformableAttention3D, embed_dims: 64,"
+             " num_points: 8, num_levels: 4}}]",
+       bev + "ffn_cfgs.ffn_drop=0", te + "encoder.transformerlayers.attn_cfgs.dropout=0",
+       te + "encoder.transformerlayers.ffn_cfgs.ffn_drop=0",
+       te + "decoder.transformerlayers.attn_cfgs=[{type: MultiheadAttention, embed_dims: 64,"
+            " num_heads: 8, dropout: 0}, {type: MultiScaleDeformableAttention, embed_dims: 64,"
+            " dropout: 0}]",
+       te + "decoder.transformerlayers.ffn_cfgs.ffn_drop=0",
+       lc + "attn_cfgs=[{type: MultiheadAttention, embed_dims: 64, num_heads: 8, dropout: 0},"
+            " {type: CustomMSDeformableAttention, embed_dims: 64, num_levels: 1, dropout: 0}]",
+       lc + "ffn_cfgs.ffn_drop=0"},
+      options);
 }
 
 // BaselineLarge: 2 ranks x batch 1 against 1 rank x batch 2 on two frames with the same counts
