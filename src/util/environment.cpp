@@ -1,6 +1,7 @@
 #include "olv2/util/environment.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <sys/utsname.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
@@ -17,18 +18,6 @@ namespace {
 
 constexpr const char* kProjectVersion = "0.1.0";
 
-// The BLAS shared library actually mapped into this process (OpenBLAS or the reference one).
-std::string loaded_blas() {
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    const size_t slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    const std::string path = line.substr(slash);
-    if (path.find("blas") != std::string::npos) return path;
-  }
-  return "none mapped";
-}
-
 std::string platform() {
   utsname name{};
   if (uname(&name) != 0) return "unknown";
@@ -36,6 +25,23 @@ std::string platform() {
 }
 
 }  // namespace
+
+std::string loaded_blas_library() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (path.find("blas") != std::string::npos) return path;
+  }
+  // None mapped: the BLAS is linked into LibTorch itself (MKL in PyTorch's own builds).
+  const std::string config = at::show_config();
+  const size_t key = config.find("BLAS_INFO=");
+  if (key == std::string::npos) return "none mapped";
+  const size_t start = key + 10;
+  return "built into LibTorch (BLAS_INFO=" + config.substr(start, config.find(',', start) - start) +
+         ")";
+}
 
 std::string version_string() {
   return std::string("train_ds ") + kProjectVersion + " (git " + OLV2_GIT_REVISION +
@@ -54,7 +60,7 @@ std::string environment_report(const std::string& config_path, const c10::Device
   if (cuda) out << "GPU count: " << torch::cuda::device_count() << "\n";
   out << "intra-op threads: " << at::get_num_threads() << "\n"
       << "inter-op threads: " << at::get_num_interop_threads() << "\n"
-      << "BLAS: " << loaded_blas() << "\n"
+      << "BLAS: " << loaded_blas_library() << "\n"
       << "compiler: " << OLV2_COMPILER << "\n"
       << "git revision: " << OLV2_GIT_REVISION << "\n"
       << "deterministic: " << (deterministic_algorithms() ? "true" : "false") << "\n"

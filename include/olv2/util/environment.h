@@ -7,6 +7,10 @@
 
 namespace olv2 {
 
+// The BLAS shared library mapped into this process (OpenBLAS or the reference one), as a path;
+// when none is mapped, the BLAS LibTorch was built with (its BLAS_INFO, e.g. mkl).
+std::string loaded_blas_library();
+
 // "train_ds <project version> (git <rev>), LibTorch <x.y.z>".
 std::string version_string();
 
