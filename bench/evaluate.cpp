@@ -128,7 +128,7 @@ int run(const BenchOptions& options) {
 
   const fs::path results_file = options.work_dir / "results.json";
   timer = StepTimer();
-  olv2::write_results_file(results_file, predictions, "bench");
+  olv2::write_results_file(results_file, predictions, olv2::method_only("bench"));
   const Step write{"write results file", timer.wall_s(), timer.cpu_s()};
 
   timer = StepTimer();

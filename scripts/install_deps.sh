@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev
   protobuf-compiler libprotobuf-dev
   libopenblas0-openmp
-  python3-torch python3-numpy python3-scipy python3-yaml
+  python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166
 )
 
 missing=()

@@ -16,8 +16,16 @@ official evaluator and the leaderboard read a pickle instead:
 
 Topology matrices get their shape from the list lengths, so a frame without lanes gets (0, 0) and
 (0, M) arrays and a frame without traffic elements gets (N, 0) — numpy alone would infer (0,) from
-`[]`, which the official format check rejects. Metadata comes from the JSON's top-level members and
-can be set or overridden with the options below.
+`[]`, which the official format check rejects.
+
+Metadata comes from the JSON's top-level members (`train_ds` writes its config's `submission`
+section there) and can be set or overridden with the options below. A leaderboard submission
+needs all five members that the devkit's `check_results`
+(openlanev2/centerline/preprocessing/check.py) asks for: `method`, `e-mail`,
+`institution / company` and `country / region` as strings (the country a name or code that
+`iso3166.countries.get` knows), and `authors` as a list of at most 10 names. The devkit only
+prints "Missing key [...] for a valid submission"; this script refuses to write the pickle
+instead, naming every missing or ill-typed member.
 
 Usage (Debian's interpreter, which has numpy):
 
@@ -25,7 +33,8 @@ Usage (Debian's interpreter, which has numpy):
         --method "my method" --authors "A. Author" "B. Author" --e-mail me@example.org \\
         --institution "My Lab" --country "Germany"
 
-Exit status 0 on success, 2 on a malformed results file (the message names the frame).
+Exit status 0 on success, 2 on a malformed results file (the message names the frame) or
+incomplete metadata (the message names the members).
 """
 
 import argparse
@@ -45,8 +54,50 @@ METADATA_OPTIONS = {
 }
 
 
+MAX_AUTHORS = 10
+
+
 class InputError(Exception):
     pass
+
+
+def known_country(name):
+    """True, False, or None when the iso3166 package (Debian's python3-iso3166) is missing."""
+    try:
+        import iso3166
+    except ImportError:
+        return None
+    try:
+        iso3166.countries.get(name)
+    except KeyError:
+        return False
+    return True
+
+
+def check_metadata(submission):
+    """Raises InputError naming every leaderboard metadata member that is missing or ill-typed."""
+    missing = [name for name in METADATA_OPTIONS.values() if name not in submission]
+    if missing:
+        raise InputError("missing metadata for a valid submission: " +
+                         ", ".join(f"`{name}`" for name in missing) +
+                         " (set them in the config's `submission` section or with "
+                         "--method, --authors, --e-mail, --institution, --country)")
+    for name in ("method", "e-mail", "institution / company", "country / region"):
+        if not isinstance(submission[name], str) or not submission[name].strip():
+            raise InputError(f"metadata `{name}`: expected a non-empty string, "
+                             f"got {submission[name]!r}")
+    authors = submission["authors"]
+    if (not isinstance(authors, list) or not authors or len(authors) > MAX_AUTHORS
+            or not all(isinstance(author, str) and author.strip() for author in authors)):
+        raise InputError(f"metadata `authors`: expected a list of 1 to {MAX_AUTHORS} names, "
+                         f"got {authors!r}")
+    country = known_country(submission["country / region"])
+    if country is False:
+        raise InputError(f"metadata `country / region`: {submission['country / region']!r} is "
+                         "not an ISO 3166 country name or code")
+    if country is None:
+        print("results_to_submission: warning: python3-iso3166 is not installed, "
+              "`country / region` is not checked", file=sys.stderr)
 
 
 def frame_key(key):
@@ -145,6 +196,7 @@ def convert(results_json, metadata_overrides):
     submission = {name: results_json[name] for name in METADATA_OPTIONS.values()
                   if name in results_json}
     submission.update(metadata_overrides)
+    check_metadata(submission)
     submission["results"] = {frame_key(key): convert_frame(key, value)
                              for key, value in results_json["results"].items()}
     return submission

@@ -1,8 +1,13 @@
 #include "olv2/engine/engine_options.h"
 
+#include "olv2/util/error.h"
+
 namespace olv2 {
 
 namespace {
+
+// The official devkit's `check_results` rejects more.
+constexpr size_t kMaxAuthors = 10;
 
 bool lists_hook(const ConfigNode& log_config, const std::string& type) {
   const ConfigNode* hooks = log_config.find("hooks");
@@ -16,6 +21,23 @@ bool lists_hook(const ConfigNode& log_config, const std::string& type) {
 std::string optional_path(const ConfigNode& root, const std::string& key) {
   const ConfigNode* node = root.find(key);
   return node == nullptr || node->is_null() ? std::string() : node->as_string();
+}
+
+SubmissionMetadata submission_from_config(const ConfigNode& section) {
+  SubmissionMetadata metadata;
+  metadata.method = section.get<std::string>("method", "train_ds");
+  if (const ConfigNode* authors = section.find("authors")) {
+    for (const ConfigNode& author : authors->elements())
+      metadata.authors.push_back(author.as_string());
+    if (metadata.authors.size() > kMaxAuthors) {
+      throw input_error(authors->where() + ": " + std::to_string(metadata.authors.size()) +
+                        " authors, the leaderboard takes at most " + std::to_string(kMaxAuthors));
+    }
+  }
+  metadata.e_mail = section.get<std::string>("e-mail", "");
+  metadata.institution = section.get<std::string>("institution / company", "");
+  metadata.country = section.get<std::string>("country / region", "");
+  return metadata;
 }
 
 }  // namespace
@@ -40,6 +62,10 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
     EvaluationOptions& out = options.evaluation;
     out.interval = evaluation->get<int64_t>("interval", out.interval);
     out.before_train = evaluation->get<bool>("before_train", out.before_train);
+    out.visualize = evaluation->get<int64_t>("visualize", out.visualize);
+  }
+  if (const ConfigNode* submission = root.find("submission")) {
+    options.evaluation.submission = submission_from_config(*submission);
   }
   if (const ConfigNode* dist = root.find("dist_params")) {
     DistributedOptions& out = options.dist;

@@ -33,7 +33,17 @@ Schema evaluation_schema() {
   return Schema::map()
       .optional("interval", Schema::integer().range(0, 1e9))
       .optional("before_train", Schema::boolean())
+      .optional("visualize", Schema::integer().range(0, 1e9))
       .optional("pipeline", pipeline_schema());
+}
+
+Schema submission_schema() {
+  return Schema::map()
+      .optional("method", Schema::string())
+      .optional("authors", Schema::sequence(Schema::string()))
+      .optional("e-mail", Schema::string())
+      .optional("institution / company", Schema::string())
+      .optional("country / region", Schema::string());
 }
 
 Schema fp16_schema() {

@@ -34,6 +34,7 @@ Schema train_config_schema() {
       .required("lr_config", lr_config_schema())
       .required("runner", runner_schema())
       .optional("evaluation", evaluation_schema())
+      .optional("submission", submission_schema())
       .optional("checkpoint_config", checkpoint_config_schema())
       .optional("log_config", log_config_schema())
       .optional("dist_params", Schema::map()

@@ -93,6 +93,9 @@ TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
   context_.max_epochs = engine_.max_epochs;
   // The initial weights derive from the seed, like everything else random in a run.
   torch::manual_seed(identity.seed);
+  if (engine_.evaluation.visualize > 0) {
+    figures_.range = bev_area_from_config(config, "`evaluation.visualize`");
+  }
   build_model(config.at("model"));
   build_data(config);
   build_solver();
@@ -221,7 +224,7 @@ std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
   }
   if (val_set_) {
     hooks.push_back(std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
-                                                     engine_.workers_per_gpu));
+                                                     engine_.workers_per_gpu, figures_));
   }
   if (main_rank) {
     hooks.push_back(std::make_unique<TextLoggerHook>());

@@ -80,8 +80,8 @@ std::vector<FramePrediction> gather_on_rank_zero(Collective& collective,
 
 }  // namespace
 
-std::optional<EvaluationMetrics> validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
-                                          const ValidationOptions& options) {
+std::optional<ValidationResult> validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
+                                         const ValidationOptions& options) {
   const int64_t rank = options.collective != nullptr ? options.collective->rank() : 0;
   const int64_t world_size = options.collective != nullptr ? options.collective->world_size() : 1;
   std::vector<FramePrediction> predictions =
@@ -95,8 +95,9 @@ std::optional<EvaluationMetrics> validate(DetectorImpl& model, const OpenLaneV2D
     for (const FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
     predictions = align_to_frames(std::move(predictions), frames, "the gathered predictions");
   }
-  write_results_file(options.results_file, predictions, "train_ds");
-  return evaluate(ground_truth, predictions);
+  write_results_file(options.results_file, predictions, options.metadata);
+  EvaluationMetrics metrics = evaluate(ground_truth, predictions);
+  return ValidationResult{std::move(metrics), std::move(predictions)};
 }
 
 }  // namespace olv2

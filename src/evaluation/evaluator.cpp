@@ -6,6 +6,7 @@
 #include <exception>
 #include <thread>
 
+#include "olv2/data/frame.h"
 #include "olv2/evaluation/frechet.h"
 #include "olv2/evaluation/iou_distance.h"
 #include "olv2/evaluation/ols.h"
@@ -184,16 +185,6 @@ nlohmann::ordered_json metrics_to_json(const EvaluationMetrics& metrics) {
   return json;
 }
 
-namespace {
-
-// Traffic element attribute names, by attribute index (spec/evaluation.md §1.1).
-const char* const kAttributeNames[kNumAttributes] = {
-    "unknown",   "red",         "green",        "yellow",        "go_straight",
-    "turn_left", "turn_right",  "no_left_turn", "no_right_turn", "u_turn",
-    "no_u_turn", "slight_left", "slight_right"};
-
-}  // namespace
-
 std::string format_metrics_table(const EvaluationMetrics& metrics) {
   std::string table;
   char line[128];
@@ -215,7 +206,8 @@ std::string format_metrics_table(const EvaluationMetrics& metrics) {
   }
   for (int a = 0; a < kNumAttributes; ++a) {
     char name[48];
-    std::snprintf(name, sizeof(name), "  DET_t %2d %s", a, kAttributeNames[a]);
+    std::snprintf(name, sizeof(name), "  DET_t %2d %s", a,
+                  kTrafficElementAttributeNames[static_cast<size_t>(a)]);
     add(name, metrics.det_t_per_attribute[static_cast<std::size_t>(a)]);
   }
   return table;

@@ -128,12 +128,23 @@ std::string frame_text(const FramePrediction& prediction) {
   return out.text();
 }
 
+void write_metadata(std::ostream& out, const SubmissionMetadata& metadata) {
+  const auto member = [&](const char* key, const nlohmann::json& value) {
+    out << nlohmann::json(key).dump() << ": " << value.dump() << ", ";
+  };
+  if (!metadata.method.empty()) member("method", metadata.method);
+  if (!metadata.authors.empty()) member("authors", metadata.authors);
+  if (!metadata.e_mail.empty()) member("e-mail", metadata.e_mail);
+  if (!metadata.institution.empty()) member("institution / company", metadata.institution);
+  if (!metadata.country.empty()) member("country / region", metadata.country);
+}
+
 }  // namespace
 
 void write_results(std::ostream& out, const std::vector<FramePrediction>& predictions,
-                   const std::string& method) {
+                   const SubmissionMetadata& metadata) {
   out << '{';
-  if (!method.empty()) out << "\"method\": " << nlohmann::json(method).dump() << ", ";
+  write_metadata(out, metadata);
   out << "\"results\": {";
   for (std::size_t f = 0; f < predictions.size(); ++f) {
     out << (f ? ",\n" : "\n") << frame_text(predictions[f]);
@@ -143,13 +154,13 @@ void write_results(std::ostream& out, const std::vector<FramePrediction>& predic
 
 void write_results_file(const std::filesystem::path& path,
                         const std::vector<FramePrediction>& predictions,
-                        const std::string& method) {
+                        const SubmissionMetadata& metadata) {
   std::filesystem::path temporary = path;
   temporary += ".tmp";
   try {
     std::ofstream out(temporary, std::ios::binary);
     if (!out) throw runtime_error("results " + path.string() + ": cannot open for writing");
-    write_results(out, predictions, method);
+    write_results(out, predictions, metadata);
     out.flush();
     if (!out) throw runtime_error("results " + path.string() + ": write failed");
   } catch (...) {

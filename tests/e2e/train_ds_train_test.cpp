@@ -1,6 +1,7 @@
 // Trains the tiny config on a few synthetic frames with the built binaries, as a user would.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -35,7 +36,13 @@ NamedTensors weights(const fs::path& checkpoint) {
 
 TEST(TrainDsTrain, TrainsValidatesAndWritesItsArtifacts) {
   const fs::path work_dir = test::scratch_dir("run");
-  const auto result = test::run_app("train_ds", train_args(work_dir));
+  const auto result =
+      test::run_app("train_ds", train_args(work_dir,
+                                           "evaluation.visualize=1 submission.method=tiny "
+                                           "'submission.authors=[A. Author, B. Author]' "
+                                           "submission.e-mail=a@example.org "
+                                           "'submission.institution / company=Example Lab' "
+                                           "'submission.country / region=DE'"));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   EXPECT_NE(result.output.find("Epoch 0, idx 0 / 4, iter 0 / 4, bs 1 *acc 1: 1, eta "),
             std::string::npos)
@@ -44,6 +51,19 @@ TEST(TrainDsTrain, TrainsValidatesAndWritesItsArtifacts) {
   for (const char* file : {"epoch_1.pth", "epoch_2.pth", "latest.pth", "results_epoch_1.json",
                            "results_epoch_2.json", "tiny.yaml"}) {
     EXPECT_TRUE(fs::exists(work_dir / file)) << file;
+  }
+  // Every validation writes the results with the `submission` metadata, and one picture.
+  for (const char* epoch : {"1", "2"}) {
+    const nlohmann::json results = nlohmann::json::parse(
+        std::ifstream(work_dir / (std::string("results_epoch_") + epoch + ".json")));
+    EXPECT_EQ(results["method"], "tiny");
+    EXPECT_EQ(results["authors"], nlohmann::json::array({"A. Author", "B. Author"}));
+    EXPECT_EQ(results["e-mail"], "a@example.org");
+    EXPECT_EQ(results["institution / company"], "Example Lab");
+    EXPECT_EQ(results["country / region"], "DE");
+    const fs::path pictures = work_dir / (std::string("vis_epoch_") + epoch);
+    ASSERT_TRUE(fs::is_directory(pictures)) << pictures;
+    EXPECT_EQ(std::distance(fs::directory_iterator(pictures), fs::directory_iterator()), 1);
   }
   const auto records = test::json_log_records(work_dir);
   int train = 0;

@@ -20,6 +20,14 @@ fs::path fixture_path(const std::string& relative) {
   return fs::exists(path) ? path : fs::path();
 }
 
+fs::path reference_dir() {
+  fs::path dir = source_dir().parent_path() / "shared" / "reference" / "original";
+  if (const char* env = std::getenv("OLV2_REFERENCE_DIR"); env != nullptr && *env != '\0') {
+    dir = fs::path(env);
+  }
+  return fs::exists(dir / "sources.tar.xz") ? dir : fs::path();
+}
+
 fs::path bin_dir() {
   if (const char* env = std::getenv("OLV2_BIN_DIR"); env != nullptr && *env != '\0') {
     return fs::path(env);

@@ -13,6 +13,10 @@ std::filesystem::path fixtures_dir();
 // Use through the OLV2_REQUIRE_FIXTURES macro.
 std::filesystem::path fixture_path(const std::string& relative);
 
+// The original Python code beside the checkout (../shared/reference/original, or
+// $OLV2_REFERENCE_DIR), or an empty path when absent.
+std::filesystem::path reference_dir();
+
 // Directory holding the built apps (build/bin), for end-to-end tests.
 std::filesystem::path bin_dir();
 

@@ -11,8 +11,12 @@ inline constexpr std::array<const char*, 7> kCameraNames = {
     "ring_front_center", "ring_front_left", "ring_front_right", "ring_rear_left",
     "ring_rear_right",   "ring_side_left",  "ring_side_right"};
 
-// Traffic element classes (`attribute`): 0 unknown, 1 red, 2 green, ... 12 slight_right.
-inline constexpr int64_t kTrafficElementClasses = 13;
+// Traffic element classes (`attribute`), by index (spec/evaluation.md §1.1).
+inline constexpr std::array<const char*, 13> kTrafficElementAttributeNames = {
+    "unknown",   "red",         "green",        "yellow",        "go_straight",
+    "turn_left", "turn_right",  "no_left_turn", "no_right_turn", "u_turn",
+    "no_u_turn", "slight_left", "slight_right"};
+inline constexpr int64_t kTrafficElementClasses = kTrafficElementAttributeNames.size();
 
 // One camera of a frame, as written in the frame's `sensor` map (file order;
 // camera 0 is the front view). Matrices are row-major.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "olv2/config/config_node.h"
+#include "olv2/evaluation/submission_metadata.h"
 
 namespace olv2 {
 
@@ -14,10 +15,12 @@ struct CheckpointOptions {
   int64_t max_keep = -1;      // files kept per series; <= 0 keeps all
 };
 
-// `evaluation`.
+// `evaluation`, and the top-level `submission` section that goes into every results file.
 struct EvaluationOptions {
   int64_t interval = 1;  // epochs between validations (and after the last); 0: never
   bool before_train = false;
+  int64_t visualize = 0;  // pictures of the first frames drawn per validation (`visualize`)
+  SubmissionMetadata submission = method_only("train_ds");  // `method` defaults to ours
 };
 
 // `log_config`.

@@ -17,6 +17,7 @@
 #include "olv2/engine/training_settings.h"
 #include "olv2/solver/param_groups.h"
 #include "olv2/util/collective.h"
+#include "olv2/visualization/frame_figure.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -65,6 +66,7 @@ class TrainingRun {
   RunFiles files_;
   Collective& collective_;
   std::optional<TrainingCheckpoint> resumed_;
+  FigureOptions figures_;  // for `evaluation.visualize`
 
   std::shared_ptr<DetectorImpl> model_;
   std::unique_ptr<OpenLaneV2Dataset> train_set_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "olv2/data/frame_prediction.h"
+#include "olv2/evaluation/submission_metadata.h"
 
 namespace olv2 {
 
@@ -13,13 +14,14 @@ namespace olv2 {
 // members; numbers with 9 significant digits so float32 values round-trip; `[]` topology when a
 // frame has no lanes. Lane ids are 1000 + i and traffic element ids 2000 + j (moved up when a
 // frame has more than 1000 lanes). A non-finite number or a topology matrix of the wrong size is
-// an error naming the frame. `method`, when not empty, is written as the metadata `method`.
+// an error naming the frame. The non-empty members of `metadata` come first, under the official
+// keys (`method`, `authors`, `e-mail`, `institution / company`, `country / region`).
 void write_results(std::ostream& out, const std::vector<FramePrediction>& predictions,
-                   const std::string& method = "");
+                   const SubmissionMetadata& metadata = {});
 
 // The same into `path` (written to a temporary file beside it, then renamed).
 void write_results_file(const std::filesystem::path& path,
                         const std::vector<FramePrediction>& predictions,
-                        const std::string& method = "");
+                        const SubmissionMetadata& metadata = {});
 
 }  // namespace olv2

@@ -96,7 +96,7 @@ TEST(ResultsFile, WriterRefusesNonFiniteNumbers) {
 TEST(ResultsFile, WriteFileThenReadItInGroundTruthOrder) {
   const std::filesystem::path path = test::scratch_dir("results_file") / "results.json";
   const std::vector<FramePrediction> frames = {two_lanes_one_element(), empty_frame("7")};
-  write_results_file(path, frames, "unit test");
+  write_results_file(path, frames, method_only("unit test"));
   const std::vector<FramePrediction> back =
       read_results_file(path, {frames[1].frame, frames[0].frame});
   ASSERT_EQ(back.size(), 2u);

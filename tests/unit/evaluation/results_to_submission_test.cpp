@@ -1,5 +1,11 @@
 // scripts/results_to_submission.py turns a results file written by the C++ writer into the
-// official submission pickle: tuple keys, float32 arrays with explicit (empty) shapes.
+// official submission pickle: tuple keys, float32 arrays with explicit (empty) shapes, and the
+// five metadata members that the devkit's `check_results` (OpenLane-V2,
+// openlanev2/preprocessing/check.py; openlanev2/centerline/preprocessing/check.py in later
+// versions) wants for a valid submission: `method`, `e-mail`, `institution / company`,
+// `country / region` (strings, the country known to iso3166) and `authors` (a list of at most 10).
+// The pickle is checked by that very function, taken from the original sources beside the
+// checkout.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,7 +17,15 @@
 namespace olv2 {
 namespace {
 
+namespace fs = std::filesystem;
+
 const char* const kPython = "/usr/bin/python3";
+
+#define OLV2_REQUIRE_PYTHON()                                                  \
+  if (!std::ifstream(kPython)) {                                               \
+    if (test::running_in_ci()) FAIL() << kPython << " not available under CI"; \
+    GTEST_SKIP() << kPython << " not available";                               \
+  }
 
 std::string script() {
   return (test::source_dir() / "scripts" / "results_to_submission.py").string();
@@ -35,23 +49,37 @@ std::vector<FramePrediction> sample_frames() {
   return {lanes_and_elements, lanes_only, elements_only};
 }
 
+SubmissionMetadata complete_metadata() {
+  SubmissionMetadata metadata;
+  metadata.method = "unit test";
+  metadata.authors = {"A. Author", "B. Author"};
+  metadata.e_mail = "a.author@example.org";
+  metadata.institution = "Example Lab";
+  metadata.country = "Germany";
+  return metadata;
+}
+
+test::CommandResult convert(const fs::path& results, const fs::path& pickle,
+                            const std::string& options = "") {
+  return test::run_command(std::string(kPython) + " " + script() + " '" + results.string() + "' '" +
+                           pickle.string() + "' " + options);
+}
+
 TEST(ResultsToSubmission, WritesTheOfficialStructure) {
-  if (!std::ifstream(kPython)) {
-    if (test::running_in_ci()) FAIL() << kPython << " not available under CI";
-    GTEST_SKIP() << kPython << " not available";
-  }
+  OLV2_REQUIRE_PYTHON();
   const auto scratch = test::scratch_dir("results_to_submission");
-  write_results_file(scratch / "results.json", sample_frames(), "unit test");
-  const test::CommandResult convert = test::run_command(
-      std::string(kPython) + " " + script() + " " + (scratch / "results.json").string() + " " +
-      (scratch / "submission.pkl").string() + " --authors A B");
-  ASSERT_EQ(convert.exit_status, 0) << convert.output;
+  write_results_file(scratch / "results.json", sample_frames(), complete_metadata());
+  const test::CommandResult converted =
+      convert(scratch / "results.json", scratch / "submission.pkl");
+  ASSERT_EQ(converted.exit_status, 0) << converted.output;
 
   const std::string check = R"(
 import pickle, sys
 import numpy as np
 s = pickle.load(open(sys.argv[1], 'rb'))
-assert s['method'] == 'unit test' and s['authors'] == ['A', 'B'], s
+assert s['method'] == 'unit test' and s['authors'] == ['A. Author', 'B. Author'], s
+assert s['e-mail'] == 'a.author@example.org' and s['institution / company'] == 'Example Lab'
+assert s['country / region'] == 'Germany'
 r = s['results']
 full = r[('val', '00492', '315967376899927209')]['predictions']
 assert full['topology_lclc'].shape == (2, 2) and full['topology_lclc'].dtype == np.float32
@@ -74,20 +102,94 @@ print('ok')
   EXPECT_NE(verify.output.find("ok"), std::string::npos) << verify.output;
 }
 
-TEST(ResultsToSubmission, MalformedResultsExitTwoNamingTheFrame) {
-  if (!std::ifstream(kPython)) {
-    if (test::running_in_ci()) FAIL() << kPython << " not available under CI";
-    GTEST_SKIP() << kPython << " not available";
+TEST(ResultsToSubmission, TheDevkitsCheckFindsAValidSubmission) {
+  OLV2_REQUIRE_PYTHON();
+  const fs::path reference = test::reference_dir();
+  if (reference.empty()) {
+    if (test::running_in_ci()) FAIL() << "the original sources are missing under CI";
+    GTEST_SKIP() << "the original sources (../shared/reference/original) are not there";
   }
+  const auto scratch = test::scratch_dir("results_to_submission_devkit");
+  const test::CommandResult extracted =
+      test::run_command("tar -xJf '" + (reference / "sources.tar.xz").string() + "' -C '" +
+                        scratch.string() + "' OpenLane-V2/openlanev2/preprocessing/check.py");
+  ASSERT_EQ(extracted.exit_status, 0) << extracted.output;
+  write_results_file(scratch / "results.json", sample_frames(), complete_metadata());
+  const test::CommandResult converted =
+      convert(scratch / "results.json", scratch / "submission.pkl");
+  ASSERT_EQ(converted.exit_status, 0) << converted.output;
+
+  // check.py alone, without the package's __init__ (which imports the whole devkit).
+  const std::string run_check = R"(
+import importlib.util, pickle, sys
+spec = importlib.util.spec_from_file_location('check', sys.argv[1])
+check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(check)
+valid = check.check_results(pickle.load(open(sys.argv[2], 'rb')))
+print('valid' if valid else 'not valid')
+)";
+  std::ofstream(scratch / "run_check.py") << run_check;
+  const test::CommandResult checked =
+      test::run_command(std::string(kPython) + " " + (scratch / "run_check.py").string() + " '" +
+                        (scratch / "OpenLane-V2/openlanev2/preprocessing/check.py").string() +
+                        "' '" + (scratch / "submission.pkl").string() + "'");
+  ASSERT_EQ(checked.exit_status, 0) << checked.output;
+  EXPECT_EQ(checked.output.find("Missing key"), std::string::npos) << checked.output;
+  EXPECT_EQ(checked.output.find("not valid"), std::string::npos) << checked.output;
+  EXPECT_NE(checked.output.find("valid"), std::string::npos) << checked.output;
+}
+
+TEST(ResultsToSubmission, MissingMetadataIsRefusedNamingEveryMissingMember) {
+  OLV2_REQUIRE_PYTHON();
+  const auto scratch = test::scratch_dir("results_to_submission_incomplete");
+  SubmissionMetadata partial;
+  partial.method = "unit test";
+  partial.e_mail = "a.author@example.org";
+  write_results_file(scratch / "results.json", sample_frames(), partial);
+  const test::CommandResult refused = convert(scratch / "results.json", scratch / "submission.pkl");
+  EXPECT_EQ(refused.exit_status, 2) << refused.output;
+  for (const char* member : {"`authors`", "`institution / company`", "`country / region`"}) {
+    EXPECT_NE(refused.output.find(member), std::string::npos) << member << "\n" << refused.output;
+  }
+  EXPECT_EQ(refused.output.find("`method`"), std::string::npos) << refused.output;
+  EXPECT_EQ(refused.output.find("`e-mail`"), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(scratch / "submission.pkl"));
+
+  // The options complete it.
+  const test::CommandResult completed =
+      convert(scratch / "results.json", scratch / "submission.pkl",
+              "--authors 'A. Author' --institution 'Example Lab' --country DE");
+  EXPECT_EQ(completed.exit_status, 0) << completed.output;
+  EXPECT_TRUE(fs::exists(scratch / "submission.pkl"));
+}
+
+TEST(ResultsToSubmission, AnUnknownCountryOrTooManyAuthorsIsRefused) {
+  OLV2_REQUIRE_PYTHON();
+  const auto scratch = test::scratch_dir("results_to_submission_bad_metadata");
+  write_results_file(scratch / "results.json", sample_frames(), complete_metadata());
+  const test::CommandResult country =
+      convert(scratch / "results.json", scratch / "out.pkl", "--country Atlantis");
+  EXPECT_EQ(country.exit_status, 2) << country.output;
+  EXPECT_NE(country.output.find("Atlantis"), std::string::npos) << country.output;
+  EXPECT_NE(country.output.find("ISO 3166"), std::string::npos) << country.output;
+  const test::CommandResult authors =
+      convert(scratch / "results.json", scratch / "out.pkl", "--authors a b c d e f g h i j k");
+  EXPECT_EQ(authors.exit_status, 2) << authors.output;
+  EXPECT_NE(authors.output.find("`authors`"), std::string::npos) << authors.output;
+  EXPECT_FALSE(fs::exists(scratch / "out.pkl"));
+}
+
+TEST(ResultsToSubmission, MalformedResultsExitTwoNamingTheFrame) {
+  OLV2_REQUIRE_PYTHON();
   const auto scratch = test::scratch_dir("results_to_submission_bad");
   std::ofstream(scratch / "bad.json")
-      << R"({"results": {"val/1/2": {"predictions": {"lane_centerline": [], )"
-         R"("traffic_element": [], "topology_lclc": [[0.5]], "topology_lcte": []}}}})";
-  const test::CommandResult convert =
-      test::run_command(std::string(kPython) + " " + script() + " " +
-                        (scratch / "bad.json").string() + " " + (scratch / "out.pkl").string());
-  EXPECT_EQ(convert.exit_status, 2) << convert.output;
-  EXPECT_NE(convert.output.find("val/1/2"), std::string::npos) << convert.output;
+      << R"({"method": "m", "authors": ["a"], "e-mail": "e", "institution / company": "i", )"
+         R"("country / region": "DE", "results": {"val/1/2": {"predictions": )"
+         R"({"lane_centerline": [], "traffic_element": [], "topology_lclc": [[0.5]], )"
+         R"("topology_lcte": []}}}})";
+  const test::CommandResult converted = convert(scratch / "bad.json", scratch / "out.pkl");
+  EXPECT_EQ(converted.exit_status, 2) << converted.output;
+  EXPECT_NE(converted.output.find("val/1/2"), std::string::npos) << converted.output;
 }
 
 }  // namespace

@@ -4,18 +4,20 @@
 #include "olv2/data/dataset.h"
 #include "olv2/engine/engine_options.h"
 #include "olv2/engine/hook.h"
+#include "olv2/visualization/frame_figure.h"
 
 namespace olv2 {
 
 // Validates on the val split (mmdet's EvalHook): before training when `before_train` is set
 // and the run starts from scratch, every `interval` epochs and after the last. Writes
-// `results_epoch_<k>.json`, logs the metrics table and leaves the metrics in
-// `context.validation` for the loggers of the same hook point. Under several ranks each
-// predicts its shard and rank 0 scores them all.
+// `results_epoch_<k>.json` (with the `submission` metadata), logs the metrics table and leaves
+// the metrics in `context.validation` for the loggers of the same hook point; with `visualize:
+// K`, draws the first K frames into `vis_epoch_<k>/` with `figures`. Under several ranks each
+// predicts its shard and rank 0 scores and draws them all.
 class EvaluationHook : public Hook {
  public:
   EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,
-                 std::filesystem::path work_dir, int64_t workers);
+                 std::filesystem::path work_dir, int64_t workers, FigureOptions figures);
   void before_run(TrainContext& context) override;
   void before_epoch(TrainContext& context) override;
   void after_epoch(TrainContext& context) override;
@@ -27,6 +29,7 @@ class EvaluationHook : public Hook {
   const OpenLaneV2Dataset& dataset_;
   std::filesystem::path work_dir_;
   int64_t workers_;
+  FigureOptions figures_;
 };
 
 }  // namespace olv2
