@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "olv2/util/error.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2 {
 namespace {
@@ -103,9 +104,9 @@ std::array<double, 18> compute_can_bus(const Pose& pose) {
   // Original behaviour: a pyquaternion assigned into can_bus[3:7] becomes
   // float(q) = w, four times (spec §1.4).
   for (int i = 3; i < 7; ++i) can_bus[i] = q[0];
-  double angle = pyquaternion_yaw(q) / M_PI * 180;
+  double angle = pyquaternion_yaw(q) / kPi * 180;
   if (angle < 0) angle += 360;
-  can_bus[16] = angle / 180 * M_PI;
+  can_bus[16] = angle / 180 * kPi;
   can_bus[17] = angle;
   return can_bus;
 }

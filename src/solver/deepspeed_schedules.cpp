@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "olv2/util/error.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2 {
 namespace {
@@ -71,7 +72,7 @@ double DeepSpeedSchedule::cosine_ratio(int64_t t) const {
   const double real_last_step = static_cast<double>(t - warmup_steps_ + 1);
   const double real_total_steps = static_cast<double>(options_.total_num_steps - warmup_steps_);
   const double ratio_delta = 1. - options_.cos_min_ratio;
-  const double ratio = (1 + std::cos(M_PI * real_last_step / real_total_steps)) / 2;
+  const double ratio = (1 + std::cos(kPi * real_last_step / real_total_steps)) / 2;
   return std::max(0.0, options_.cos_min_ratio + ratio_delta * ratio);
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "olv2/util/error.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2 {
 namespace {
@@ -51,7 +52,7 @@ MmcvCosineAnnealing::MmcvCosineAnnealing(const CosineAnnealingOptions& options,
 }
 
 double MmcvCosineAnnealing::annealing_cos(double start, double end, double factor) {
-  const double cos_out = std::cos(M_PI * factor) + 1;
+  const double cos_out = std::cos(kPi * factor) + 1;
   return end + 0.5 * 1 * (start - end) * cos_out;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "olv2/data/synthetic/decimal_rounding.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2::synthetic {
 
@@ -31,7 +32,7 @@ const NominalCamera kNominalRing[] = {
 
 constexpr int kPortraitWidth = 1550;   // real front image: 1550 wide x 2048 high
 constexpr int kLandscapeWidth = 2048;  // real other images: 2048 wide x 1550 high
-constexpr double kDegree = M_PI / 180.0;
+constexpr double kDegree = kPi / 180.0;
 
 // Camera->ego rotation whose columns are the camera's x (right), y (down) and z
 // (forward) axes in ego coordinates, for an optical axis at `yaw` (left

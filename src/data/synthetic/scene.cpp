@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "olv2/data/synthetic/decimal_rounding.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2::synthetic {
 
@@ -59,7 +60,7 @@ std::vector<cv::Vec3d> straight_lane(const RoadToEgo& road, double y, double x_f
 std::vector<cv::Vec3d> turn_lane(const RoadToEgo& road, double x, double y, int side,
                                  double radius) {
   return sample_curve([&](double s) {
-    const double angle = s * M_PI / 2;
+    const double angle = s * kPi / 2;
     return road(x + radius * std::sin(angle), y + side * radius * (1 - std::cos(angle)));
   });
 }
@@ -115,7 +116,7 @@ SegmentLayout draw_segment_layout(SceneRng& rng) {
   layout.light_attribute = static_cast<int>(rng.integer(kRed, kYellow));
   const int signs[] = {0, kGoStraight, kTurnLeft, kTurnRight};
   layout.sign_attribute = signs[rng.integer(0, 3)];
-  layout.heading = rng.uniform(-M_PI, M_PI);
+  layout.heading = rng.uniform(-kPi, kPi);
   layout.origin = cv::Vec3d(rng.uniform(0, 8000), rng.uniform(0, 8000), rng.uniform(-5, 20));
   return layout;
 }
@@ -126,7 +127,7 @@ SyntheticScene make_scene(const SegmentLayout& layout, int frame_in_segment,
   const double stop_x = layout.stop_line_start - travelled;
   RoadToEgo road;
   road.lateral_offset = rng.uniform(-0.4, 0.4);
-  road.yaw = rng.uniform(-1.0, 1.0) * M_PI / 180.0;
+  road.yaw = rng.uniform(-1.0, 1.0) * kPi / 180.0;
   road.curvature = layout.curvature;
   road.slope = layout.slope;
 

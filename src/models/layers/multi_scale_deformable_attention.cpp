@@ -5,12 +5,13 @@
 #include <cmath>
 
 #include "olv2/util/error.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2 {
 
 at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points) {
   const at::Tensor thetas =
-      torch::arange(num_heads, torch::kFloat) * static_cast<float>(2.0 * M_PI / num_heads);
+      torch::arange(num_heads, torch::kFloat) * static_cast<float>(2.0 * kPi / num_heads);
   at::Tensor grid = torch::stack({thetas.cos(), thetas.sin()}, -1);
   grid = grid / std::get<0>(grid.abs().max(-1, /*keepdim=*/true));
   grid = grid.view({num_heads, 1, 1, 2}).repeat({1, repeats, num_points, 1});

@@ -6,6 +6,7 @@
 #include "olv2/models/layers/multihead_attention.h"
 #include "olv2/models/layers/packed_multihead_attention.h"
 #include "olv2/models/layers/sine_positional_encoding.h"
+#include "olv2/util/math_constants.h"
 
 namespace olv2 {
 namespace {
@@ -67,7 +68,7 @@ TEST(SinePositionalEncoding, MaskedRowsDoNotAdvanceTheRowPosition) {
   options.num_feats = 2;
   const auto pos = sine_positional_encoding(mask, options);
   // Channel 0 = sin(y_hat): y_hat of row 2 is 3 / (3 + 1e-6) * 2 pi; the padded row repeats it.
-  const double y2 = 3.0 / (3.0 + 1e-6) * 2 * M_PI;
+  const double y2 = 3.0 / (3.0 + 1e-6) * 2 * kPi;
   EXPECT_NEAR(pos[0][0][2][0].item<double>(), std::sin(y2), 1e-5);
   EXPECT_NEAR(pos[0][0][3][0].item<double>(), std::sin(y2), 1e-5);
   // Channel 2 = sin(x_hat) is 0 on the fully padded row (its row count is 0).
