@@ -13,9 +13,7 @@
 // median step with its split into the original's stages (backbone, neck, view transformer, heads +
 // losses, backward, optimizer) and the peak RSS, as one JSON line.
 #include <ATen/Parallel.h>
-#include <sys/resource.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -42,6 +40,7 @@
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 #include "olv2/util/op_profile.h"
+#include "olv2/util/platform.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
 
@@ -74,16 +73,11 @@ std::vector<std::string> checkpointing_overrides(const std::string& model_type,
 }
 
 double resident_mib() {
-  std::ifstream statm("/proc/self/statm");
-  long pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+  return static_cast<double>(olv2::platform::current_resident_bytes()) / 1048576.0;
 }
 
 double peak_resident_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+  return static_cast<double>(olv2::platform::peak_resident_bytes()) / 1048576.0;
 }
 
 olv2::Batch first_batch(const olv2::ConfigNode& config, const fs::path& root, int64_t samples) {
@@ -263,14 +257,11 @@ int run_fixture(const FixtureRun& run) {
 }
 
 nlohmann::json run_child(const std::string& self_args, const Case& c) {
-  const std::string command = "/proc/" + std::to_string(getpid()) + "/exe " + self_args +
-                              " --case " + c.precision + " " + "--checkpointing " + c.checkpointing;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) throw olv2::runtime_error("cannot run " + command);
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
-  const int status = pclose(pipe);
+  const std::string command = "\"" + olv2::platform::executable_path().string() + "\" " +
+                              self_args + " --case " + c.precision + " " + "--checkpointing " +
+                              c.checkpointing;
+  int status = 0;
+  const std::string output = olv2::platform::run_capturing_stdout(command, status);
   const auto line_start = output.rfind('{');
   if (status != 0 || line_start == std::string::npos) {
     throw olv2::runtime_error("case " + c.precision + " failed: " + output);
@@ -331,7 +322,8 @@ int main(int argc, char** argv) {
     if (!only_case.empty())
       return run_case(config_file, root, {only_case, checkpointing}, samples, steps);
     if (root.empty()) {
-      root = fs::temp_directory_path() / ("olv2_bench_train_step_" + std::to_string(getpid()));
+      root = fs::temp_directory_path() /
+             ("olv2_bench_train_step_" + std::to_string(olv2::platform::process_id()));
       fs::remove_all(root);
       olv2::synthetic::SyntheticDataOptions options;
       options.out = root;

@@ -1,8 +1,7 @@
 #include "olv2/engine/checkpoint_keeper.h"
 
-#include <unistd.h>
-
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
@@ -24,14 +23,7 @@ fs::path CheckpointKeeper::save(const std::string& series, int64_t number, int64
   const std::string name = file_name(series, number);
   const fs::path path = work_dir_ / name;
   save_training_checkpoint(path, checkpoint);
-  // latest.pth is a relative symlink, replaced atomically by renaming a fresh one over it.
-  const fs::path link = work_dir_ / "latest.pth";
-  const fs::path temporary = work_dir_ / (".latest.pth.tmp." + std::to_string(::getpid()));
-  std::error_code error;
-  fs::remove(temporary, error);
-  fs::create_symlink(name, temporary, error);
-  if (!error) fs::rename(temporary, link, error);
-  if (error) throw runtime_error(link.string() + ": cannot update: " + error.message());
+  platform::point_link_at(work_dir_ / "latest.pth", name);
   remove_older(series, number, interval);
   return path;
 }

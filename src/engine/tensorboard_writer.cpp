@@ -1,11 +1,10 @@
 #include "olv2/engine/tensorboard_writer.h"
 
-#include <unistd.h>
-
 #include <chrono>
 
 #include "olv2/engine/tfrecord.h"
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 #include "tensorboard/event.pb.h"
 
 namespace olv2 {
@@ -58,8 +57,7 @@ std::vector<ScalarEvent> read_event_file(const std::filesystem::path& file) {
 TensorboardWriter::TensorboardWriter(const std::filesystem::path& log_dir) {
   std::error_code error;
   std::filesystem::create_directories(log_dir, error);
-  char host[256] = "localhost";
-  gethostname(host, sizeof(host) - 1);
+  const std::string host = platform::host_name();
   const double start = now_seconds();
   file_ =
       log_dir / ("events.out.tfevents." + std::to_string(static_cast<int64_t>(start)) + "." + host);

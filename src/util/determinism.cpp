@@ -2,12 +2,12 @@
 
 #include <ATen/Context.h>
 
-#include <cstdlib>
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
 void use_deterministic_algorithms() {
-  ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+  platform::set_environment_default("CUBLAS_WORKSPACE_CONFIG", ":4096:8");
   at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
   at::globalContext().setDeterministicCuDNN(true);
   at::globalContext().setBenchmarkCuDNN(false);

@@ -2,15 +2,14 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
-#include <sys/utsname.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "olv2/util/determinism.h"
 #include "olv2/util/peak_memory.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
@@ -18,22 +17,11 @@ namespace {
 
 constexpr const char* kProjectVersion = "0.1.0";
 
-std::string platform() {
-  utsname name{};
-  if (uname(&name) != 0) return "unknown";
-  return std::string(name.sysname) + " " + name.release + " " + name.machine;
-}
-
 }  // namespace
 
 std::string loaded_blas_library() {
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    const size_t slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    const std::string path = line.substr(slash);
-    if (path.find("blas") != std::string::npos) return path;
-  }
+  const std::string mapped = platform::loaded_library_containing("blas");
+  if (!mapped.empty()) return mapped;
   // None mapped: the BLAS is linked into LibTorch itself (MKL in PyTorch's own builds).
   const std::string config = at::show_config();
   const size_t key = config.find("BLAS_INFO=");
@@ -54,7 +42,7 @@ std::string environment_report(const std::string& config_path, const c10::Device
   const bool cuda = torch::cuda::is_available();
   out << "Environment info:\n"
       << "------------------------------------------------------------\n"
-      << "platform: " << platform() << "\n"
+      << "platform: " << platform::system_description() << "\n"
       << "train_ds: " << version_string() << "\n"
       << "CUDA available: " << (cuda ? "True" : "False") << "\n";
   if (cuda) out << "GPU count: " << torch::cuda::device_count() << "\n";

@@ -1,46 +1,31 @@
 #include "olv2/util/filesystem.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
 namespace fs = std::filesystem;
 
 void write_file_atomic(const fs::path& path, const std::string& contents) {
-  const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
-    throw runtime_error(temporary.string() + ": cannot create: " + std::strerror(errno));
-  }
-  size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      throw runtime_error(temporary.string() + ": write failed: " + reason);
+  const fs::path temporary = path.string() + ".tmp." + std::to_string(platform::process_id());
+  try {
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      if (!out) throw runtime_error(temporary.string() + ": cannot create");
+      out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      out.close();
+      if (!out) throw runtime_error(temporary.string() + ": write failed (disk full?)");
     }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(temporary.c_str());
-    throw runtime_error(temporary.string() + ": flush failed: " + reason);
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(temporary.c_str());
-    throw runtime_error(path.string() + ": cannot replace: " + reason);
+    platform::flush_to_disk(temporary);
+    platform::replace_file(temporary, path);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
@@ -64,8 +65,7 @@ void set_log_level(const std::string& mmcv_level) {
 
 std::string log_timestamp() {
   const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
+  const std::tm local = platform::local_time(now);
   char buffer[32];
   std::strftime(buffer, sizeof(buffer), "%Y%m%d_%H%M%S", &local);
   return buffer;

@@ -1,22 +1,12 @@
 #include "olv2/util/peak_memory.h"
 
-#include <sys/resource.h>
+#include "olv2/util/platform.h"
 
 #ifdef OLV2_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
 namespace olv2 {
-
-namespace {
-
-int64_t peak_resident_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<int64_t>(usage.ru_maxrss / 1024);
-}
-
-}  // namespace
 
 int64_t peak_memory_mb(const c10::Device& device) {
 #ifdef OLV2_WITH_CUDA
@@ -28,7 +18,7 @@ int64_t peak_memory_mb(const c10::Device& device) {
   }
 #endif
   (void)device;
-  return peak_resident_mb();
+  return platform::peak_resident_bytes() / (1024 * 1024);
 }
 
 std::string peak_memory_description(const c10::Device& device) {

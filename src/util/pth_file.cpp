@@ -1,13 +1,12 @@
 #include "olv2/util/pth_file.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "olv2/util/error.h"
 #include "olv2/util/pickle_writer.h"
+#include "olv2/util/platform.h"
 #include "olv2/util/pth_formats.h"
 #include "olv2/util/zip_reader.h"
 #include "olv2/util/zip_writer.h"
@@ -100,7 +99,7 @@ std::string serialize_pth(const PthValue& value) {
 }
 
 void write_pth(const fs::path& path, const PthValue& value) {
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+  const fs::path temporary = path.string() + ".tmp" + std::to_string(platform::process_id());
   try {
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -109,7 +108,8 @@ void write_pth(const fs::path& path, const PthValue& value) {
       out.close();
       if (!out) throw runtime_error("write failed (disk full?)");
     }
-    fs::rename(temporary, path);
+    platform::flush_to_disk(temporary);
+    platform::replace_file(temporary, path);
   } catch (const std::exception& error) {
     std::error_code ignored;
     fs::remove(temporary, ignored);

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <csignal>
 
+#include "olv2/util/platform.h"
+
 namespace olv2 {
 
 namespace {
@@ -18,10 +20,7 @@ extern "C" void on_stop_signal(int signal) {
 
 }  // namespace
 
-void install_stop_request_handlers() {
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
-}
+void install_stop_request_handlers() { platform::on_stop_signals(on_stop_signal); }
 
 int stop_request_signal() { return requested.load(); }
 

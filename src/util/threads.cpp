@@ -1,22 +1,17 @@
 #include "olv2/util/threads.h"
 
 #include <ATen/Parallel.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
-int available_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
-}
+int available_cores() { return platform::usable_cpu_count(); }
 
 int default_thread_count() {
   int local_world = 1;

@@ -1,0 +1,164 @@
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "olv2/util/error.h"
+#include "olv2/util/platform.h"
+
+namespace olv2::platform {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+std::string system_description() {
+  utsname name{};
+  if (uname(&name) != 0) return "unknown";
+  return std::string(name.sysname) + " " + name.release + " " + name.machine;
+}
+
+int usable_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    const size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "CPU" : line.substr(start);
+  }
+  return "CPU";
+}
+
+int64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_size > 0 ? static_cast<int64_t>(pages) * page_size : 0;
+}
+
+int64_t peak_resident_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+#if defined(__APPLE__)
+  return static_cast<int64_t>(usage.ru_maxrss);  // bytes there, KiB on Linux
+#else
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+#endif
+}
+
+int64_t current_resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE);
+}
+
+int64_t process_id() { return static_cast<int64_t>(::getpid()); }
+
+std::string host_name() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) return "localhost";
+  return host.data();
+}
+
+fs::path executable_path() {
+  std::error_code error;
+  const fs::path path = fs::read_symlink("/proc/self/exe", error);
+  if (error) throw runtime_error("cannot tell the path of this program: " + error.message());
+  return path;
+}
+
+std::string loaded_library_containing(const std::string& fragment) {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (fs::path(path).filename().string().find(fragment) != std::string::npos) return path;
+  }
+  return "";
+}
+
+std::tm local_time(std::time_t time) {
+  std::tm local{};
+  localtime_r(&time, &local);
+  return local;
+}
+
+void set_environment_default(const std::string& name, const std::string& value) {
+  ::setenv(name.c_str(), value.c_str(), /*overwrite=*/0);
+}
+
+void on_stop_signals(void (*handler)(int)) {
+  std::signal(SIGINT, handler);
+  std::signal(SIGTERM, handler);
+}
+
+void flush_to_disk(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY);
+  if (fd < 0) throw runtime_error(file.string() + ": cannot open to flush: " + errno_text());
+  if (::fsync(fd) != 0) {
+    const std::string reason = errno_text();
+    ::close(fd);
+    throw runtime_error(file.string() + ": flush to disk failed: " + reason);
+  }
+  ::close(fd);
+}
+
+void replace_file(const fs::path& from, const fs::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    throw runtime_error(to.string() + ": cannot replace it with " + from.string() + ": " +
+                        errno_text());
+  }
+}
+
+void point_link_at(const fs::path& link, const std::string& target) {
+  const fs::path temporary =
+      link.parent_path() / ("." + link.filename().string() + ".tmp." + std::to_string(::getpid()));
+  std::error_code error;
+  fs::remove(temporary, error);
+  fs::create_symlink(target, temporary, error);
+  if (!error) fs::rename(temporary, link, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw runtime_error(link.string() + ": cannot point it at " + target + ": " + error.message());
+  }
+}
+
+std::string run_capturing_stdout(const std::string& command, int& exit_status) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw runtime_error("cannot run " + command + ": " + errno_text());
+  std::string output;
+  std::array<char, 4096> buffer{};
+  size_t read = 0;
+  while ((read = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), read);
+  const int status = ::pclose(pipe);
+  exit_status = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+}  // namespace olv2::platform
