@@ -58,9 +58,19 @@ std::vector<FrameKey> read_collection(const std::filesystem::path& collection_fi
   }
   if (!it->is_object())
     throw input_error(where + ": key `" + split + "`: expected an object of segments");
+  if (split == "." || split == ".." || split.find_first_of("/\\:") != std::string::npos) {
+    throw input_error(where + ": split `" + split + "`: expected a name of one folder");
+  }
   std::vector<FrameKey> keys;
   for (const auto& [segment, frames] : it->items()) {
     const std::string key_path = "key `" + split + "." + segment + "`";
+    // A segment id names one folder under <data_root>/<split>/: nothing that leaves it.
+    if (segment.empty() || segment == "." || segment == ".." ||
+        segment.find_first_of("/\\:") != std::string::npos) {
+      throw input_error(where + ": " + key_path +
+                        ": expected a segment id naming one folder under the split (no '/', "
+                        "'\\', ':', '.' or '..')");
+    }
     if (!frames.is_array())
       throw input_error(where + ": " + key_path + ": expected a list of \"<timestamp>.json\"");
     for (const Json& name : frames) {
@@ -68,7 +78,7 @@ std::vector<FrameKey> read_collection(const std::filesystem::path& collection_fi
       const bool ok =
           file.size() > kJsonSuffix.size() &&
           file.compare(file.size() - kJsonSuffix.size(), kJsonSuffix.size(), kJsonSuffix) == 0 &&
-          file.find('/') == std::string::npos;
+          file.find_first_of("/\\:") == std::string::npos;
       if (!ok)
         throw input_error(where + ": " + key_path + ": expected \"<timestamp>.json\", got " +
                           name.dump());
