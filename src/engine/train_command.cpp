@@ -49,7 +49,8 @@ std::string rank_prefixed(int64_t rank, const std::string& message) {
 // Only rank 0 writes into the work dir (the config copy, logs, checkpoints, results); the other
 // ranks log warnings and errors to the console.
 void train(const ConfigNode& config, const EngineOptions& engine, const TrainOptions& options,
-           const c10::Device& device, Collective& collective) {
+           const c10::Device& device, Collective& collective,
+           std::vector<std::unique_ptr<Hook>> observers) {
   const bool main_rank = collective.rank() == 0;
   const fs::path work_dir(options.work_dir);
   RunFiles files{work_dir, log_timestamp()};
@@ -69,7 +70,7 @@ void train(const ConfigNode& config, const EngineOptions& engine, const TrainOpt
   spdlog::info("Config:\n{}", to_yaml(config));
   log_config_notes(config);
   TrainingRun run(config, engine, options, files, device, collective);
-  run.run();
+  run.run(std::move(observers));
   spdlog::info("training finished; work dir {}", work_dir.string());
 }
 
@@ -85,7 +86,8 @@ ConfigNode resolve_train_config(const TrainOptions& options) {
   return config;
 }
 
-int run_train_command(const TrainOptions& options) {
+int run_train_command(const TrainOptions& options,
+                      std::vector<std::unique_ptr<Hook>> observers) {
   if (options.print_version) {
     std::cout << version_string() << "\n";
     return 0;
@@ -110,7 +112,7 @@ int run_train_command(const TrainOptions& options) {
   install_process_collective(collective);
   install_stop_request_handlers();
   try {
-    train(config, engine, options, device, *collective);
+    train(config, engine, options, device, *collective, std::move(observers));
   } catch (const Error& error) {
     if (collective->rank() == 0) throw;
     throw Error(rank_prefixed(collective->rank(), error.what()), error.status());

@@ -237,7 +237,7 @@ std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
   return hooks;
 }
 
-void TrainingRun::run() {
+void TrainingRun::run(std::vector<std::unique_ptr<Hook>> observers) {
   TrainStepOptions step;
   step.seed = context_.identity.seed;
   const PrecisionSettings& precision = settings_.precision;
@@ -248,7 +248,9 @@ void TrainingRun::run() {
                                                                    : c10::ScalarType::BFloat16;
     step.autocast = autocast;
   }
-  Trainer(context_, *loader_, step, build_hooks()).run();
+  std::vector<std::unique_ptr<Hook>> hooks = build_hooks();
+  for (auto& observer : observers) hooks.push_back(std::move(observer));
+  Trainer(context_, *loader_, step, std::move(hooks)).run();
 }
 
 }  // namespace olv2

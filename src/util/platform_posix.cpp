@@ -75,6 +75,24 @@ int64_t current_resident_bytes() {
   return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE);
 }
 
+int64_t open_descriptor_count() {
+  std::error_code error;
+  int64_t count = 0;
+  for (fs::directory_iterator it("/proc/self/fd", error), end; !error && it != end;
+       it.increment(error)) {
+    ++count;
+  }
+  return error ? -1 : count - 1;  // less the descriptor of the listing itself
+}
+
+int64_t thread_count() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoll(line.substr(8));
+  }
+  return -1;
+}
+
 int64_t process_id() { return static_cast<int64_t>(::getpid()); }
 
 std::string host_name() {
@@ -114,6 +132,11 @@ void set_environment_default(const std::string& name, const std::string& value) 
 void on_stop_signals(void (*handler)(int)) {
   std::signal(SIGINT, handler);
   std::signal(SIGTERM, handler);
+}
+
+void kill_self() {
+  ::kill(::getpid(), SIGKILL);
+  std::_Exit(137);  // not reached
 }
 
 void flush_to_disk(const fs::path& file) {

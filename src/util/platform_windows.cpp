@@ -9,6 +9,7 @@
 #include <windows.h>
 // windows.h first: these need its types.
 #include <psapi.h>
+#include <tlhelp32.h>
 
 #include <algorithm>
 #include <array>
@@ -103,6 +104,25 @@ int64_t current_resident_bytes() {
   return static_cast<int64_t>(counters.WorkingSetSize);
 }
 
+int64_t open_descriptor_count() {
+  DWORD handles = 0;
+  return GetProcessHandleCount(GetCurrentProcess(), &handles) ? static_cast<int64_t>(handles) : -1;
+}
+
+int64_t thread_count() {
+  const HANDLE snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+  if (snapshot == INVALID_HANDLE_VALUE) return -1;
+  THREADENTRY32 entry{};
+  entry.dwSize = sizeof(entry);
+  int64_t count = 0;
+  const DWORD self = GetCurrentProcessId();
+  for (BOOL more = Thread32First(snapshot, &entry); more; more = Thread32Next(snapshot, &entry)) {
+    if (entry.th32OwnerProcessID == self) ++count;
+  }
+  CloseHandle(snapshot);
+  return count;
+}
+
 int64_t process_id() { return static_cast<int64_t>(GetCurrentProcessId()); }
 
 std::string host_name() {
@@ -156,6 +176,11 @@ void set_environment_default(const std::string& name, const std::string& value) 
 void on_stop_signals(void (*handler)(int)) {
   std::signal(SIGINT, handler);
   std::signal(SIGBREAK, handler);
+}
+
+void kill_self() {
+  TerminateProcess(GetCurrentProcess(), 137);
+  std::_Exit(137);  // not reached
 }
 
 void flush_to_disk(const fs::path& file) {

@@ -1,5 +1,9 @@
 #pragma once
 #include "olv2/config/config_node.h"
+#include <memory>
+#include <vector>
+
+#include "olv2/engine/hook.h"
 #include "olv2/engine/train_options.h"
 
 namespace olv2 {
@@ -9,7 +13,9 @@ namespace olv2 {
 // it against the schema. Throws an input error on any problem.
 ConfigNode resolve_train_config(const TrainOptions& options);
 
-// The whole `train_ds` run for parsed options; returns the exit status.
-int run_train_command(const TrainOptions& options);
+// The whole `train_ds` run for parsed options; returns the exit status. `observers` are hooks
+// run after the run's own (TrainingRun::run).
+int run_train_command(const TrainOptions& options,
+                      std::vector<std::unique_ptr<Hook>> observers = {});
 
 }  // namespace olv2

@@ -50,7 +50,8 @@ class TrainingRun {
               RunFiles files, c10::Device device, Collective& collective);
   ~TrainingRun();
 
-  void run();
+  // `observers` run after the run's own hooks at every hook point (e.g. a benchmark's probe).
+  void run(std::vector<std::unique_ptr<Hook>> observers = {});
 
  private:
   void build_model(const ConfigNode& model_config);

@@ -25,6 +25,10 @@ int64_t physical_memory_bytes();
 int64_t peak_resident_bytes();
 int64_t current_resident_bytes();
 
+// Open file descriptors (handles on Windows) and threads of this process; -1 when unknown.
+int64_t open_descriptor_count();
+int64_t thread_count();
+
 int64_t process_id();
 std::string host_name();
 
@@ -44,6 +48,9 @@ void set_environment_default(const std::string& name, const std::string& value);
 // Makes `handler` run on the signals that ask a program to stop: SIGINT and SIGTERM (POSIX),
 // SIGINT and SIGBREAK (Windows: Ctrl+C and Ctrl+Break).
 void on_stop_signals(void (*handler)(int));
+
+// Ends this process at once, as `kill -9` would: no handler, no flush, no destructor.
+[[noreturn]] void kill_self();
 
 // Flushes the file's data to the disk (fsync, FlushFileBuffers). A runtime error names the file.
 void flush_to_disk(const std::filesystem::path& file);

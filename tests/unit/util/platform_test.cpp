@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -61,6 +62,25 @@ TEST(Platform, MemoryFiguresArePlausibleAndFollowAnAllocation) {
   EXPECT_GE(platform::peak_resident_bytes(), 200 << 20);
   EXPECT_GT(platform::physical_memory_bytes(), platform::peak_resident_bytes());
   EXPECT_EQ(block[4096], 1);
+}
+
+TEST(Platform, DescriptorAndThreadCountsFollowWhatTheProcessOpens) {
+  const int64_t descriptors = platform::open_descriptor_count();
+  const int64_t threads = platform::thread_count();
+  EXPECT_GE(descriptors, 3);  // stdin, stdout, stderr
+  EXPECT_GE(threads, 1);
+  {
+    std::ifstream a("/proc/self/status"), b("/proc/self/status");
+    EXPECT_EQ(platform::open_descriptor_count(), descriptors + 2);
+  }
+  EXPECT_EQ(platform::open_descriptor_count(), descriptors);
+  std::atomic<bool> stop{false};
+  std::thread worker([&] {
+    while (!stop.load()) std::this_thread::yield();
+  });
+  EXPECT_EQ(platform::thread_count(), threads + 1);
+  stop = true;
+  worker.join();
 }
 
 TEST(Platform, ProcessAndMachineFacts) {
