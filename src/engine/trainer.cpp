@@ -7,6 +7,7 @@
 
 #include "olv2/engine/python_format.h"
 #include "olv2/util/error.h"
+#include "olv2/util/fault_injection.h"
 #include "olv2/util/stop_request.h"
 
 namespace olv2 {
@@ -125,6 +126,7 @@ void Trainer::run_micro_batch(const Batch& host_batch) {
                         std::to_string(context_.iteration + 1) + " (" + terms + ")");
   }
   (context_.scaler != nullptr ? context_.scaler->scale_loss(loss) : loss).backward();
+  fault_point("step");
   if (step.terms.empty()) {
     for (const auto& [name, value] : losses) step.terms.emplace_back(name, 0.0);
   }

@@ -12,6 +12,7 @@
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"
+#include "olv2/util/fault_injection.h"
 #include "olv2/util/logging.h"
 
 namespace olv2 {
@@ -46,6 +47,7 @@ std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2
          model.predict(batch->to(options.device, options.device.is_cuda()))) {
       prediction.frame.split = dataset.index().split();
       predictions.push_back(std::move(prediction));
+      fault_point("validation");
     }
     const int64_t done = static_cast<int64_t>(predictions.size());
     if (done % report_every == 0 || done == total) {

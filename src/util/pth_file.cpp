@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "olv2/util/error.h"
+#include "olv2/util/fault_injection.h"
 #include "olv2/util/pickle_writer.h"
 #include "olv2/util/platform.h"
 #include "olv2/util/pth_formats.h"
@@ -108,6 +109,7 @@ void write_pth(const fs::path& path, const PthValue& value) {
       out.close();
       if (!out) throw runtime_error("write failed (disk full?)");
     }
+    fault_point("checkpoint_write");
     platform::flush_to_disk(temporary);
     platform::replace_file(temporary, path);
   } catch (const std::exception& error) {

@@ -1,0 +1,14 @@
+#pragma once
+
+namespace olv2 {
+
+// Named points where a test can make the process die as `kill -9` would: with
+// OLV2_FAULT=<point>:<n> in the environment, the n-th time (1-based) the process reaches
+// fault_point("<point>") it kills itself (platform::kill_self). The points: `step` (after a
+// micro-batch's backward, before the optimizer step), `checkpoint_write` (a checkpoint's bytes
+// written to its temporary file, not yet flushed or renamed), `validation` (after each predicted
+// frame). Without the variable a point costs one relaxed atomic load. A malformed value is an
+// input error naming it.
+void fault_point(const char* name);
+
+}  // namespace olv2
