@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/split_arguments.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
@@ -20,21 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Arguments {
-  fs::path data_root;
-  fs::path collection;
-  std::string split;
+  olv2::SplitArguments dataset;
   fs::path results;
   fs::path json_out;
 };
-
-// A relative collection path that does not exist as given is looked up under the data root.
-fs::path resolve_collection(const Arguments& args) {
-  if (args.collection.is_relative() && !fs::exists(args.collection) &&
-      fs::exists(args.data_root / args.collection)) {
-    return args.data_root / args.collection;
-  }
-  return args.collection;
-}
 
 void write_json(const fs::path& path, const nlohmann::ordered_json& json) {
   std::ofstream out(path);
@@ -44,8 +34,8 @@ void write_json(const fs::path& path, const nlohmann::ordered_json& json) {
 }
 
 int run(const Arguments& args) {
-  const std::vector<olv2::FrameGroundTruth> ground_truth =
-      olv2::load_ground_truth(args.data_root, resolve_collection(args), args.split);
+  const std::vector<olv2::FrameGroundTruth> ground_truth = olv2::load_ground_truth(
+      args.dataset.data_root, args.dataset.collection_file(), args.dataset.split);
   std::vector<olv2::FrameId> frames;
   frames.reserve(ground_truth.size());
   for (const olv2::FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
@@ -61,12 +51,7 @@ int run(const Arguments& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Scores a results file with the official OpenLane-V2 centerline metrics."};
   Arguments args;
-  app.add_option("--data-root", args.data_root, "dataset root holding <split>/<segment>/info/")
-      ->required();
-  app.add_option("--collection", args.collection,
-                 "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}")
-      ->required();
-  app.add_option("--split", args.split, "split of the collection to score (e.g. val)")->required();
+  olv2::add_split_options(app, args.dataset, "score");
   app.add_option("--results", args.results, "results JSON to score")->required();
   app.add_option("--json-out", args.json_out, "also write the metrics as JSON here");
   if (const auto status = olv2::parse_command_line(app, "evaluate", argc, argv)) return *status;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/split_arguments.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/frame_reader.h"
 #include "olv2/evaluation/results_reader.h"
@@ -21,9 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Arguments {
-  fs::path data_root;
-  fs::path collection;
-  std::string split;
+  olv2::SplitArguments dataset;
   fs::path results;
   fs::path out;
   size_t frames = 8;
@@ -31,21 +30,13 @@ struct Arguments {
   fs::path config = "configs/baseline.yaml";
 };
 
-// A relative collection path that does not exist as given is looked up under the data root.
-fs::path resolve_collection(const Arguments& args) {
-  if (args.collection.is_relative() && !fs::exists(args.collection) &&
-      fs::exists(args.data_root / args.collection)) {
-    return args.data_root / args.collection;
-  }
-  return args.collection;
-}
-
 int run(const Arguments& args) {
   olv2::FigureOptions options;
   options.range =
       olv2::bev_area_from_config(olv2::load_config_file(args.config), args.config.string());
   options.score_threshold = args.score_threshold;
-  const olv2::FrameIndex index(args.data_root, resolve_collection(args), args.split);
+  const olv2::FrameIndex index(args.dataset.data_root, args.dataset.collection_file(),
+                               args.dataset.split);
   std::optional<std::vector<olv2::FramePrediction>> predictions;
   if (!args.results.empty()) predictions = olv2::read_results_file(args.results);
   const std::vector<fs::path> written = olv2::write_frame_figures(
@@ -60,12 +51,7 @@ int run(const Arguments& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Draws OpenLane-V2 frames with their ground truth and predictions as PNG files."};
   Arguments args;
-  app.add_option("--data-root", args.data_root, "dataset root holding <split>/<segment>/info/")
-      ->required();
-  app.add_option("--collection", args.collection,
-                 "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}")
-      ->required();
-  app.add_option("--split", args.split, "split of the collection to draw (e.g. val)")->required();
+  olv2::add_split_options(app, args.dataset, "draw");
   app.add_option("--results", args.results, "results JSON whose predictions are drawn too");
   app.add_option("--out", args.out, "folder for the PNG files (created)")->required();
   app.add_option("--frames", args.frames, "frames to draw, from the split's first (default 8)")
