@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev
   protobuf-compiler libprotobuf-dev
   libopenblas0-openmp
-  g++-mingw-w64-x86-64-posix
+  g++-mingw-w64-x86-64-posix clang-14 libfuzzer-14-dev
   python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166
 )
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzz steps of CI, in one Clang build (build-sanitize/, Release with line
+# tables, OLV2_SANITIZE and OLV2_FUZZ):
+#   1. the unit tests of util/, config/, data/ and evaluation/ under AddressSanitizer (with
+#      LeakSanitizer) and UndefinedBehaviorSanitizer, with the suppressions of cmake/sanitizers/;
+#   2. every fuzz target of tests/fuzz for OLV2_FUZZ_SECONDS (30) from seed corpora made of the
+#      project's own files: configs, .pth test files, a synthetic dataset's frame and collection
+#      JSON and JPEGs, results files. A crash, a hang (10 s per input), a leak or an escaping
+#      exception other than the project's input errors fails the step; findings are kept in
+#      build-sanitize/fuzz-findings/<target>/.
+# Usage: scripts/check_sanitizers.sh [--skip-tests] [--skip-fuzz]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_tests=1
+run_fuzz=1
+for argument in "$@"; do
+  case "$argument" in
+    --skip-tests) run_tests=0 ;;
+    --skip-fuzz) run_fuzz=0 ;;
+    *) echo "check_sanitizers: unknown argument $argument" >&2; exit 2 ;;
+  esac
+done
+seconds=${OLV2_FUZZ_SECONDS:-30}
+build=build-sanitize
+suppressions=$PWD/cmake/sanitizers
+
+compiler=$(command -v clang++ || command -v clang++-14 || true)
+if [ -z "$compiler" ]; then
+  echo "check_sanitizers: clang++ not found (apt-get install clang-14 libfuzzer-14-dev)" >&2
+  exit 2
+fi
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$compiler" \
+  -DOLV2_SANITIZE=ON -DOLV2_FUZZ=ON -DOLV2_SOURCE_REGEX= >/dev/null
+test_executables=(unit_util_tests unit_config_tests unit_data_tests unit_evaluation_tests)
+cmake --build "$build" -j2 --target "${test_executables[@]}" make_synthetic_data check_data \
+  evaluate inspect_checkpoint fuzz_targets
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0"
+export LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="suppressions=$suppressions/ubsan.supp:print_stacktrace=1:halt_on_error=1"
+export OMP_NUM_THREADS=1
+export OLV2_BIN_DIR=$PWD/$build/bin
+
+if [ "$run_tests" = 1 ]; then
+  for executable in "${test_executables[@]}"; do
+    echo "check_sanitizers: $executable under ASan + UBSan"
+    "$build/tests/$executable" --gtest_brief=1
+  done
+fi
+
+if [ "$run_fuzz" = 1 ]; then
+  corpus=$build/fuzz-corpus
+  findings=$build/fuzz-findings
+  rm -rf "$corpus" "$findings"
+  mkdir -p "$corpus"/{config_yaml,frame_json,collection_json,results_json,pth,jpeg} "$findings"
+  for config in configs/*.yaml configs/tests/*.yaml configs/fixtures/*.yaml; do
+    cp "$config" "$corpus/config_yaml/$(echo "$config" | tr / _)"
+  done
+  cp tests/data/pth/*.pth "$corpus/pth/"
+  cp tests/fuzz/seeds/results/*.json "$corpus/results_json/"
+  data=$build/fuzz-data
+  rm -rf "$data"
+  "$build/bin/make_synthetic_data" --out "$data" --frames 4 --val-frames 2 --image-scale 0.03 \
+    >/dev/null
+  cp "$data"/data_dict_synthetic.json "$corpus/collection_json/"
+  find "$data" -path '*/info/*.json' | head -4 | while read -r f; do
+    cp "$f" "$corpus/frame_json/$(basename "$(dirname "$(dirname "$f")")")_$(basename "$f")"
+  done
+  find "$data" -name '*.jpg' | head -6 | while read -r f; do
+    cp "$f" "$corpus/jpeg/$(echo "$f" | md5sum | cut -c1-8).jpg"
+  done
+  failed=()
+  for target in config_yaml frame_json collection_json results_json pth jpeg; do
+    mkdir -p "$findings/$target"
+    echo "check_sanitizers: fuzz_$target for $seconds s"
+    if ! "$build/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=4096 -max_len=262144 -artifact_prefix="$findings/$target/" \
+        -print_final_stats=1 >"$findings/$target.log" 2>&1; then
+      failed+=("$target")
+      tail -40 "$findings/$target.log" >&2
+    fi
+    grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$findings/$target.log" | tail -2
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "check_sanitizers: findings in ${failed[*]} (see $findings)" >&2
+    exit 1
+  fi
+fi
+echo "check_sanitizers: passed"
