@@ -2,10 +2,10 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
@@ -155,25 +155,7 @@ void write_results(std::ostream& out, const std::vector<FramePrediction>& predic
 void write_results_file(const std::filesystem::path& path,
                         const std::vector<FramePrediction>& predictions,
                         const SubmissionMetadata& metadata) {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  try {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw runtime_error("results " + path.string() + ": cannot open for writing");
-    write_results(out, predictions, metadata);
-    out.flush();
-    if (!out) throw runtime_error("results " + path.string() + ": write failed");
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw;
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    throw runtime_error("results " + path.string() + ": cannot rename from " + temporary.string() +
-                        ": " + error.message());
-  }
+  write_file_atomic(path, [&](std::ostream& out) { write_results(out, predictions, metadata); });
 }
 
 }  // namespace olv2

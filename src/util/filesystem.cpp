@@ -10,13 +10,13 @@ namespace olv2 {
 
 namespace fs = std::filesystem;
 
-void write_file_atomic(const fs::path& path, const std::string& contents) {
+void write_file_atomic(const fs::path& path, const std::function<void(std::ostream&)>& write) {
   const fs::path temporary = path.string() + ".tmp." + std::to_string(platform::process_id());
   try {
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
       if (!out) throw runtime_error(temporary.string() + ": cannot create");
-      out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      write(out);
       out.close();
       if (!out) throw runtime_error(temporary.string() + ": write failed (disk full?)");
     }
@@ -27,6 +27,12 @@ void write_file_atomic(const fs::path& path, const std::string& contents) {
     fs::remove(temporary, ignored);
     throw;
   }
+}
+
+void write_file_atomic(const fs::path& path, const std::string& contents) {
+  write_file_atomic(path, [&](std::ostream& out) {
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  });
 }
 
 std::string read_file(const fs::path& path) {

@@ -6,8 +6,8 @@
 
 #include "olv2/util/error.h"
 #include "olv2/util/fault_injection.h"
+#include "olv2/util/filesystem.h"
 #include "olv2/util/pickle_writer.h"
-#include "olv2/util/platform.h"
 #include "olv2/util/pth_formats.h"
 #include "olv2/util/zip_reader.h"
 #include "olv2/util/zip_writer.h"
@@ -100,21 +100,13 @@ std::string serialize_pth(const PthValue& value) {
 }
 
 void write_pth(const fs::path& path, const PthValue& value) {
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(platform::process_id());
   try {
-    {
-      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      if (!out) throw runtime_error("cannot open for writing");
+    write_file_atomic(path, [&](std::ostream& out) {
       write_archive(out, value);
-      out.close();
-      if (!out) throw runtime_error("write failed (disk full?)");
-    }
-    fault_point("checkpoint_write");
-    platform::flush_to_disk(temporary);
-    platform::replace_file(temporary, path);
+      out.flush();
+      fault_point("checkpoint_write");
+    });
   } catch (const std::exception& error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
     throw runtime_error("file " + path.string() + ": " + error.what());
   }
 }

@@ -165,19 +165,28 @@ cv::Mat draw_bev_panel(const FigureContent& content, const BevView& view) {
     predicted[i] = to_pixels(view, content.prediction->lanes[i].points);
   }
 
+  const auto midpoints = [](const std::vector<std::vector<cv::Point2d>>& lines) {
+    std::vector<cv::Point2d> points;
+    for (const auto& line : lines)
+      points.push_back(line.empty() ? cv::Point2d() : middle_of(line).second);
+    return points;
+  };
+  const std::vector<cv::Point2d> truth_middles = midpoints(truth);
+  const std::vector<cv::Point2d> predicted_middles = midpoints(predicted);
+
   // Edges first, lanes over them; predictions over the ground truth.
   for (size_t i = 0; i < truth.size(); ++i) {
     for (size_t j = 0; j < truth.size(); ++j) {
       if (i != j && frame.lclc(i, j)) {
-        draw_bev_edge(panel, middle_of(truth[i]).second, middle_of(truth[j]).second,
-                      palette::ground_truth_lane_edge(), false);
+        draw_bev_edge(panel, truth_middles[i], truth_middles[j], palette::ground_truth_lane_edge(),
+                      false);
       }
     }
   }
   for (size_t i : content.shown_lanes) {
     for (size_t j : content.shown_lanes) {
       if (i != j && is_predicted_edge(content.prediction->lclc(i, j))) {
-        draw_bev_edge(panel, middle_of(predicted[i]).second, middle_of(predicted[j]).second,
+        draw_bev_edge(panel, predicted_middles[i], predicted_middles[j],
                       palette::predicted_lane_edge(), true);
       }
     }

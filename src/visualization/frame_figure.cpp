@@ -70,7 +70,7 @@ void draw_legend(cv::Mat& legend) {
   drawing::text(legend, "traffic elements", {10, y}, palette::text(), 0.42);
   y += 20;
   for (size_t a = 0; a < kTrafficElementAttributeNames.size(); ++a) {
-    const cv::Scalar& colour = palette::traffic_element(static_cast<int>(a));
+    const cv::Scalar colour = palette::traffic_element(static_cast<int>(a));
     cv::rectangle(legend, cv::Rect(12, y - 11, 28, 12), colour, 2, cv::LINE_AA);
     drawing::text(legend, std::to_string(a) + " " + kTrafficElementAttributeNames[a], {52, y},
                   palette::text(), 0.42);
@@ -136,7 +136,7 @@ std::vector<std::filesystem::path> write_frame_figures(
     const Frame frame = index.load(i);
     const FramePrediction* prediction = nullptr;
     if (predictions != nullptr) {
-      const std::string frame_key = key.split + "/" + key.segment_id + "/" + key.timestamp;
+      const std::string frame_key = FrameId{key.split, key.segment_id, key.timestamp}.key();
       const auto found = by_key.find(frame_key);
       if (found == by_key.end()) {
         throw input_error("predictions: no frame " + frame_key + " among " +

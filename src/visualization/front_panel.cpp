@@ -108,11 +108,11 @@ std::vector<std::vector<cv::Point2d>> FrontView::project(
     if (piece.size() >= 2) pieces.push_back(piece);
     piece.clear();
   };
+  CameraPoint previous{};
   for (size_t k = 0; k < points.size(); ++k) {
     const CameraPoint c = to_camera(points[k]);
     const bool visible = c.z >= kNearPlaneM;
     if (k > 0) {
-      const CameraPoint previous = to_camera(points[k - 1]);
       const bool was_visible = previous.z >= kNearPlaneM;
       if (visible && !was_visible) piece.push_back(to_panel(on_near_plane(previous, c)));
       if (!visible && was_visible) {
@@ -121,6 +121,7 @@ std::vector<std::vector<cv::Point2d>> FrontView::project(
       }
     }
     if (visible) piece.push_back(to_panel(c));
+    previous = c;
   }
   close_piece();
   return pieces;
@@ -148,7 +149,7 @@ cv::Mat draw_front_panel(const FigureContent& content, const cv::Mat& image,
 
   for (size_t k = 0; k < frame.traffic_elements.size(); ++k) {
     const TrafficElement& element = frame.traffic_elements[k];
-    const cv::Scalar& colour = palette::traffic_element(static_cast<int>(element.attribute));
+    const cv::Scalar colour = palette::traffic_element(static_cast<int>(element.attribute));
     for (size_t i = 0; i < truth.size(); ++i) {
       if (frame.lcte(i, k)) {
         draw_link(panel, box_anchor(view, element.x1, element.x2, element.y2),
@@ -158,7 +159,7 @@ cv::Mat draw_front_panel(const FigureContent& content, const cv::Mat& image,
   }
   for (size_t j : content.shown_elements) {
     const TrafficElementPrediction& element = prediction->traffic_elements[j];
-    const cv::Scalar& colour = palette::traffic_element(element.attribute);
+    const cv::Scalar colour = palette::traffic_element(element.attribute);
     for (size_t i : content.shown_lanes) {
       if (is_predicted_edge(prediction->lcte(i, j))) {
         draw_link(panel, box_anchor(view, element.box[0], element.box[2], element.box[3]),
@@ -173,7 +174,7 @@ cv::Mat draw_front_panel(const FigureContent& content, const cv::Mat& image,
   }
   for (size_t j : content.shown_elements) {
     const TrafficElementPrediction& element = prediction->traffic_elements[j];
-    const cv::Scalar& colour = palette::traffic_element(element.attribute);
+    const cv::Scalar colour = palette::traffic_element(element.attribute);
     draw_box(panel, view, element.box, colour, true);
     char score[16];
     std::snprintf(score, sizeof(score), "%.2f", element.confidence);

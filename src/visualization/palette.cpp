@@ -10,27 +10,12 @@ cv::Scalar rgb(int r, int g, int b) { return cv::Scalar(b, g, r); }
 
 }  // namespace
 
-const cv::Scalar& ground_truth_lane() {
-  static const cv::Scalar colour = rgb(0, 114, 189);
-  return colour;
-}
+cv::Scalar ground_truth_lane() { return rgb(0, 114, 189); }
+cv::Scalar predicted_lane() { return rgb(217, 83, 25); }
+cv::Scalar ground_truth_lane_edge() { return rgb(110, 170, 220); }
+cv::Scalar predicted_lane_edge() { return rgb(240, 160, 120); }
 
-const cv::Scalar& predicted_lane() {
-  static const cv::Scalar colour = rgb(217, 83, 25);
-  return colour;
-}
-
-const cv::Scalar& ground_truth_lane_edge() {
-  static const cv::Scalar colour = rgb(110, 170, 220);
-  return colour;
-}
-
-const cv::Scalar& predicted_lane_edge() {
-  static const cv::Scalar colour = rgb(240, 160, 120);
-  return colour;
-}
-
-const cv::Scalar& traffic_element(int attribute) {
+cv::Scalar traffic_element(int attribute) {
   // Thirteen colours far apart from each other and from the two lane colours.
   static const std::array<cv::Scalar, 13> colours = {
       rgb(128, 128, 128), rgb(230, 25, 75),  rgb(60, 180, 75),  rgb(255, 225, 25),
@@ -41,29 +26,10 @@ const cv::Scalar& traffic_element(int attribute) {
   return colours[static_cast<size_t>(attribute)];
 }
 
-const cv::Scalar& background() {
-  static const cv::Scalar colour = rgb(255, 255, 255);
-  return colour;
-}
-
-const cv::Scalar& grid() {
-  static const cv::Scalar colour = rgb(225, 225, 225);
-  return colour;
-}
-
-const cv::Scalar& range() {
-  static const cv::Scalar colour = rgb(150, 150, 150);
-  return colour;
-}
-
-const cv::Scalar& ego() {
-  static const cv::Scalar colour = rgb(60, 60, 60);
-  return colour;
-}
-
-const cv::Scalar& text() {
-  static const cv::Scalar colour = rgb(20, 20, 20);
-  return colour;
-}
+cv::Scalar background() { return rgb(255, 255, 255); }
+cv::Scalar grid() { return rgb(225, 225, 225); }
+cv::Scalar range() { return rgb(150, 150, 150); }
+cv::Scalar ego() { return rgb(60, 60, 60); }
+cv::Scalar text() { return rgb(20, 20, 20); }
 
 }  // namespace olv2::palette

@@ -19,7 +19,7 @@ namespace olv2 {
 void write_results(std::ostream& out, const std::vector<FramePrediction>& predictions,
                    const SubmissionMetadata& metadata = {});
 
-// The same into `path` (written to a temporary file beside it, then renamed).
+// The same into `path` (write_file_atomic: a temporary file beside it, flushed, then renamed).
 void write_results_file(const std::filesystem::path& path,
                         const std::vector<FramePrediction>& predictions,
                         const SubmissionMetadata& metadata = {});

@@ -7,8 +7,8 @@ namespace olv2 {
 // fault_point("<point>") it kills itself (platform::kill_self). The points: `step` (after a
 // micro-batch's backward, before the optimizer step), `checkpoint_write` (a checkpoint's bytes
 // written to its temporary file, not yet flushed or renamed), `validation` (after each predicted
-// frame). Without the variable a point costs one relaxed atomic load. A malformed value is an
-// input error naming it.
+// frame). The variable is read once; without it a point costs a check of an empty string. A
+// malformed value is an input error naming it.
 void fault_point(const char* name);
 
 }  // namespace olv2

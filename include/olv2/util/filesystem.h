@@ -1,11 +1,19 @@
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <ostream>
 #include <string>
 
 namespace olv2 {
 
-// Writes `contents` to `path` through a temporary file in the same directory, flushed and then
-// renamed over `path`: readers see the old file or the new one, never half of one.
+// Writes `path` through a temporary file in the same directory: `write` fills the stream, the
+// file is flushed to the disk and then renamed over `path`, so readers see the old file or the
+// new one, never half of one. On any error the temporary file is removed; a runtime error names
+// it.
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(std::ostream&)>& write);
+
+// The same with the whole contents at hand.
 void write_file_atomic(const std::filesystem::path& path, const std::string& contents);
 
 // The whole file as bytes; an input error naming the file when it cannot be read.
