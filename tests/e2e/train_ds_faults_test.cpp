@@ -26,13 +26,15 @@ fs::path faults_dataset() {
                                  "--frames 6 --val-frames 2 --image-scale 0.0625 --seed 3");
 }
 
-// Three epochs of 4 steps, a checkpoint every 2 steps and every epoch, a validation per epoch.
+// Three epochs of 4 steps, a checkpoint every 2 steps and every epoch (the last 2 of each series
+// kept, so a kill can also strike while an old one is removed), a validation per epoch.
 std::string faults_train_args(const fs::path& work_dir, const fs::path& root,
                               const std::string& extra = "") {
   return (test::source_dir() / "configs/tests/tiny.yaml").string() + " --work-dir '" +
          work_dir.string() + "' --seed 5 --cfg-options data_root='" + root.string() +
          "' meta_root='" + root.string() + "' runner.max_epochs=3 evaluation.visualize=0 " +
-         "checkpoint_config.iter_interval=" + std::to_string(kCheckpointInterval) + " " + extra;
+         "checkpoint_config.iter_interval=" + std::to_string(kCheckpointInterval) +
+         " checkpoint_config.max_keep_ckpts=2 " + extra;
 }
 
 std::string faults_train_command(const fs::path& work_dir, const std::string& extra = "") {
@@ -103,6 +105,7 @@ TEST(TrainDsFaults, AKillAtAnInjectionPointResumesToTheSameWeights) {
     EXPECT_FALSE(fs::exists(work_dir / "epoch_3.pth"));
     expect_loadable_checkpoints(work_dir, fault.reached);
     resume_and_compare(work_dir);
+    test::discard_scratch_when_passing(work_dir);
   }
 }
 
@@ -120,6 +123,7 @@ TEST(TrainDsFaults, AKillAtASeededMomentResumesToTheSameWeights) {
     (void)run;  // killed, or finished before the moment came
     if (fs::exists(work_dir)) expect_loadable_checkpoints(work_dir, 0);
     resume_and_compare(work_dir);
+    test::discard_scratch_when_passing(work_dir);
   }
 }
 

@@ -23,8 +23,17 @@ std::filesystem::path bin_dir();
 // Repository root (configs, scripts).
 std::filesystem::path source_dir();
 
-// A fresh, empty directory under the build tree, unique to this test.
+// A fresh, empty directory under the build tree, unique to this test. It is removed when the
+// test ends without a failure (kept with OLV2_KEEP_SCRATCH=1).
 std::filesystem::path scratch_dir(const std::string& name);
+
+// Removes `dir` now unless the current test has failed so far: for tests that make several
+// large scratch directories one after the other.
+void discard_scratch_when_passing(const std::filesystem::path& dir);
+
+// A fresh, empty directory for what several tests of one binary share (made once, in a
+// function-local static): it outlives the test that made it.
+std::filesystem::path shared_scratch_dir(const std::string& name);
 
 // True when running under CI (CI=true): missing fixtures are then a failure, not a skip.
 bool running_in_ci();

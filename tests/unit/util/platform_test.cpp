@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -36,13 +37,19 @@ TEST(Platform, AnAtomicWriteKilledAtAnyMomentLeavesTheOldFileOrTheNewOne) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      for (int i = 0;; ++i) write_file_atomic(file, versions[1 + i % 2]);
+      // The child must never return into the test runner: a failed write ends it at once.
+      try {
+        for (int i = 0;; ++i) write_file_atomic(file, versions[1 + i % 2]);
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "writer child: %s\n", error.what());
+      }
+      _exit(3);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(3 + 7 * round));
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status));
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer child stopped by itself";
     const std::string now = contents_of(file);
     EXPECT_TRUE(now == versions[0] || now == versions[1] || now == versions[2])
         << "round " << round << ": " << now.size() << " bytes, first '"

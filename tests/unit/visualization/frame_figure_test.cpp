@@ -27,7 +27,7 @@ struct SyntheticSplit {
 const SyntheticSplit& dataset() {
   static const SyntheticSplit split = [] {
     synthetic::SyntheticDataOptions options;
-    options.out = test::scratch_dir("frame_figure_data");
+    options.out = test::shared_scratch_dir("frame_figure_data");
     options.frames = 4;
     options.val_frames = 2;
     options.seed = 5;
