@@ -38,6 +38,7 @@
 #include "olv2/util/app_main.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
+#include "olv2/util/large_block_allocator.h"
 #include "olv2/util/op_profile.h"
 #include "olv2/util/platform.h"
 #include "olv2/util/pth_file.h"
@@ -77,6 +78,15 @@ double resident_mib() {
 
 double peak_resident_mib() {
   return static_cast<double>(olv2::platform::peak_resident_bytes()) / 1048576.0;
+}
+
+// What the large-block cache held at most and how often it reused a block.
+nlohmann::json large_block_summary() {
+  const olv2::BlockCache::Stats stats = olv2::large_block_stats();
+  return {{"installed", olv2::large_block_allocator_installed()},
+          {"peak_mapped_mib", static_cast<double>(stats.peak_mapped_bytes) / (1 << 20)},
+          {"reused", stats.reused},
+          {"mapped", stats.mapped}};
 }
 
 olv2::Batch first_batch(const olv2::ConfigNode& config, const fs::path& root, int64_t samples) {
@@ -130,7 +140,8 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
                                      {"checkpointing", c.checkpointing},
                                      {"step_s", seconds},
                                      {"rss_before_mib", before_mib},
-                                     {"peak_rss_mib", peak_resident_mib()}}
+                                     {"peak_rss_mib", peak_resident_mib()},
+                                     {"large_block_cache", large_block_summary()}}
                           .dump()
                           .c_str());
   return 0;
@@ -249,7 +260,8 @@ int run_fixture(const FixtureRun& run) {
                                      {"max_s", *std::max_element(walls.begin(), walls.end())},
                                      {"split_median", split_median},
                                      {"profile", profile},
-                                     {"peak_rss_mib", peak_resident_mib()}}
+                                     {"peak_rss_mib", peak_resident_mib()},
+                                     {"large_block_cache", large_block_summary()}}
                           .dump()
                           .c_str());
   return 0;

@@ -9,9 +9,30 @@
 namespace olv2 {
 namespace {
 
+// The batch tensor itself when the loader had every sample's images written into consecutive
+// slices of one (image_destination.h); undefined otherwise.
+at::Tensor batch_holding_images(const std::vector<Sample>& samples) {
+  const at::Tensor& first = samples[0].img;
+  for (size_t k = 0; k < samples.size(); ++k) {
+    const at::Tensor& img = samples[k].img;
+    if (!img.is_contiguous() || img.sizes() != first.sizes() ||
+        !img.storage().is_alias_of(first.storage()) ||
+        img.storage_offset() != first.storage_offset() + static_cast<int64_t>(k) * first.numel()) {
+      return {};
+    }
+  }
+  std::vector<int64_t> sizes{static_cast<int64_t>(samples.size())};
+  sizes.insert(sizes.end(), first.sizes().begin(), first.sizes().end());
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t d = sizes.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * sizes[d];
+  return at::empty({0}, first.options())
+      .set_(first.storage(), first.storage_offset(), sizes, strides);
+}
+
 // Stacks [N, 3, H, W] images, zero-padding each to the largest H and W (the
 // original collate).
 at::Tensor stack_images(const std::vector<Sample>& samples) {
+  if (at::Tensor batch = batch_holding_images(samples); batch.defined()) return batch;
   int64_t H = 0, W = 0;
   bool same = true;
   for (const Sample& s : samples) {

@@ -1,5 +1,6 @@
 #include "olv2/data/data_loader.h"
 
+#include <ATen/ATen.h>
 #include <ATen/Config.h>
 #include <ATen/Parallel.h>
 
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "olv2/data/dataset.h"
+#include "olv2/data/image_destination.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -138,6 +140,7 @@ std::optional<Batch> DataLoader::next() {
 std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
   const auto begin = static_cast<size_t>(batch_number * options_.samples_per_gpu);
   const size_t end = std::min(order_.size(), begin + static_cast<size_t>(options_.samples_per_gpu));
+  const at::Tensor images = image_batch_like_the_last(static_cast<int64_t>(end - begin));
   std::vector<Sample> samples;
   for (size_t position = begin; position < end; ++position) {
     if (stopping_) {
@@ -145,6 +148,8 @@ std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
     }
     const int64_t index = order_[position];
     try {
+      const ImageDestinationScope destination(
+          images.defined() ? images[static_cast<int64_t>(position - begin)] : at::Tensor());
       std::optional<Sample> sample = source_(index, epoch_);
       if (sample) {
         samples.push_back(std::move(*sample));
@@ -157,10 +162,24 @@ std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
     return std::nullopt;
   }
   Batch batch = collate(std::move(samples));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_image_sizes_.assign(batch.images.sizes().begin() + 1, batch.images.sizes().end());
+  }
   if (options_.pin_memory) {
     batch = batch.pin_memory();
   }
   return batch;
+}
+
+at::Tensor DataLoader::image_batch_like_the_last(int64_t samples) const {
+  std::vector<int64_t> sizes{samples};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last_image_sizes_.empty()) return {};
+    sizes.insert(sizes.end(), last_image_sizes_.begin(), last_image_sizes_.end());
+  }
+  return at::empty(sizes, at::kFloat);
 }
 
 void DataLoader::worker_loop() {

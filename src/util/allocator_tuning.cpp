@@ -7,9 +7,12 @@
 #include <malloc.h>
 #endif
 
+#include "olv2/util/large_block_allocator.h"
+
 namespace olv2 {
 
 void keep_freed_memory_for_reuse() {
+  install_large_block_allocator();
 #if defined(__GLIBC__)
   static std::once_flag once;
   std::call_once(once, [] {

@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -52,10 +53,21 @@ std::string cpu_model_name() {
   return "CPU";
 }
 
+size_t page_size() {
+  static const size_t bytes = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return bytes;
+}
+
+void* map_pages(size_t bytes) {
+  void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return pages == MAP_FAILED ? nullptr : pages;
+}
+
+void unmap_pages(void* pages, size_t bytes) { munmap(pages, bytes); }
+
 int64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page_size > 0 ? static_cast<int64_t>(pages) * page_size : 0;
+  return pages > 0 ? static_cast<int64_t>(pages) * static_cast<int64_t>(page_size()) : 0;
 }
 
 int64_t peak_resident_bytes() {

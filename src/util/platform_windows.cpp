@@ -86,6 +86,32 @@ std::string cpu_model_name() {
   return fs::path(std::wstring(name.data())).string();
 }
 
+size_t page_size() {
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  return static_cast<size_t>(info.dwPageSize);
+}
+
+void* map_pages(size_t bytes) {
+  return VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+}
+
+// MEM_RELEASE frees only a whole allocation; decommitting works on any run of pages of one
+// allocation, so a run across neighbouring allocations is decommitted region by region.
+void unmap_pages(void* pages, size_t bytes) {
+  auto* cursor = static_cast<char*>(pages);
+  char* const end = cursor + bytes;
+  while (cursor < end) {
+    MEMORY_BASIC_INFORMATION region;
+    if (VirtualQuery(cursor, &region, sizeof(region)) == 0) return;
+    const size_t run = std::min<size_t>(
+        static_cast<size_t>(end - cursor),
+        static_cast<size_t>(static_cast<char*>(region.BaseAddress) + region.RegionSize - cursor));
+    VirtualFree(cursor, run, MEM_DECOMMIT);
+    cursor += run;
+  }
+}
+
 int64_t physical_memory_bytes() {
   MEMORYSTATUSEX status{};
   status.dwLength = sizeof(status);

@@ -73,6 +73,9 @@ class DataLoader {
   };
 
   std::optional<Batch> load_batch(int64_t batch_number) const;
+  // A batch tensor for `samples` images of the size the last batch had (undefined before the
+  // first): the pipeline writes into its slices and collate copies nothing.
+  at::Tensor image_batch_like_the_last(int64_t samples) const;
   void worker_loop();
   void stop_workers();
 
@@ -87,7 +90,7 @@ class DataLoader {
   bool started_ = false;
   int consumer_threads_ = 0;  // intra-op threads of the thread that calls next()
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable slot_ready_;  // a worker filled a slot
   std::condition_variable room_;        // the consumer freed room in the window, or stop
   int64_t next_to_claim_ = 0;
@@ -95,6 +98,7 @@ class DataLoader {
   bool failed_ = false;  // a worker hit an error: finish claimed batches, claim no more
   std::atomic<bool> stopping_{false};  // shutdown: drop work in progress
   std::vector<std::thread> workers_;
+  mutable std::vector<int64_t> last_image_sizes_;  // one sample's, under mutex_
 };
 
 }  // namespace olv2

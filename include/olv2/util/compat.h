@@ -14,6 +14,16 @@
   (TORCH_VERSION_MAJOR > (major) ||       \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
+// c10::Allocator::allocate is const before 2.3; from 2.3 on it is not, and an allocator also
+// implements copy_data.
+#if OLV2_TORCH_AT_LEAST(2, 3)
+#define OLV2_ALLOCATOR_ALLOCATE_CONST
+#define OLV2_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define OLV2_ALLOCATOR_ALLOCATE_CONST const
+#define OLV2_ALLOCATOR_HAS_COPY_DATA 0
+#endif
+
 namespace c10d {
 class ProcessGroup;
 class Backend;

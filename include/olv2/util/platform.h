@@ -2,6 +2,7 @@
 // Everything that differs between operating systems, in one place: platform_posix.cpp (Linux,
 // and what POSIX gives elsewhere) or platform_windows.cpp implements it. No other source of the
 // project includes an OS header.
+#include <cstddef>
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
@@ -24,6 +25,16 @@ int64_t physical_memory_bytes();
 // Resident memory of this process: the most it has held so far, and now; 0 when unknown.
 int64_t peak_resident_bytes();
 int64_t current_resident_bytes();
+
+// The size of a memory page.
+size_t page_size();
+
+// `bytes` (a multiple of page_size()) of fresh zero-filled memory straight from the OS (mmap,
+// VirtualAlloc), or nullptr when it has none. unmap_pages gives back any page-aligned run of
+// mapped pages, parts of a mapping and runs across neighbouring mappings included (munmap; on
+// Windows the pages are decommitted and their addresses stay reserved).
+void* map_pages(size_t bytes);
+void unmap_pages(void* pages, size_t bytes);
 
 // Open file descriptors (handles on Windows) and threads of this process; -1 when unknown.
 int64_t open_descriptor_count();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <opencv2/core.hpp>
 
+#include "olv2/data/image_destination.h"
 #include "olv2/data/transforms/image_state.h"
 #include "olv2/util/error.h"
 
@@ -60,7 +61,7 @@ void FormatBundle::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   }
   const int64_t Hp = target[0][0];
   const int64_t Wp = target[0][1];
-  at::Tensor img = at::empty({n, 3, Hp, Wp}, at::kFloat);  // [N_cam, 3, H, W]
+  at::Tensor img = image_destination({n, 3, Hp, Wp});  // [N_cam, 3, H, W]
   float* base = img.data_ptr<float>();
   for (int64_t i = 0; i < n; ++i) {
     const cv::Mat& image = data.images[i];

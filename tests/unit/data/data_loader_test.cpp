@@ -251,4 +251,13 @@ TEST(DataLoader, TrainPipelineOnSyntheticFramesIsIdenticalWithOneOrThreeThreads)
   EXPECT_TRUE(one[0].has_gt());
   EXPECT_EQ(one[0].images.dim(), 5);
   expect_same_batches(one, whole_epoch(threaded, 1));
+  // From the second batch on the pipeline writes into the batch tensor: the same images as
+  // collating samples built one by one.
+  for (const olv2::Batch& batch : one) {
+    std::vector<olv2::Sample> samples;
+    for (const int64_t index : batch.indices) {
+      samples.push_back(dataset.get(static_cast<size_t>(index), 1));
+    }
+    EXPECT_TRUE(torch::equal(olv2::collate(std::move(samples)).images, batch.images));
+  }
 }
