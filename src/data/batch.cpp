@@ -23,10 +23,10 @@ at::Tensor batch_holding_images(const std::vector<Sample>& samples) {
   }
   std::vector<int64_t> sizes{static_cast<int64_t>(samples.size())};
   sizes.insert(sizes.end(), first.sizes().begin(), first.sizes().end());
-  std::vector<int64_t> strides(sizes.size(), 1);
-  for (size_t d = sizes.size() - 1; d > 0; --d) strides[d - 1] = strides[d] * sizes[d];
+  const int64_t elements = static_cast<int64_t>(samples.size()) * first.numel();
   return at::empty({0}, first.options())
-      .set_(first.storage(), first.storage_offset(), sizes, strides);
+      .set_(first.storage(), first.storage_offset(), {elements}, {1})
+      .view(sizes);
 }
 
 // Stacks [N, 3, H, W] images, zero-padding each to the largest H and W (the

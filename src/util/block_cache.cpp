@@ -29,11 +29,11 @@ void* BlockCache::acquire(size_t bytes) {
   peak_live_bytes_ = std::max(peak_live_bytes_, stats_.live_bytes + rounded);
   while (!kept_by_size_.empty() &&
          stats_.live_bytes + stats_.kept_bytes + rounded > peak_live_bytes_) {
-    unmap_kept(kept_by_address_.find(std::prev(kept_by_size_.end())->second));
+    unmap_largest_kept();
   }
   void* pages = memory_.map(rounded);
   while (pages == nullptr && !kept_by_size_.empty()) {
-    unmap_kept(kept_by_address_.find(std::prev(kept_by_size_.end())->second));
+    unmap_largest_kept();
     pages = memory_.map(rounded);
   }
   if (pages == nullptr) return nullptr;
@@ -92,6 +92,10 @@ void BlockCache::forget_kept(std::map<uintptr_t, size_t>::iterator kept) {
   kept_by_size_.erase(entry);
   stats_.kept_bytes -= kept->second;
   kept_by_address_.erase(kept);
+}
+
+void BlockCache::unmap_largest_kept() {
+  unmap_kept(kept_by_address_.find(std::prev(kept_by_size_.end())->second));
 }
 
 void BlockCache::unmap_kept(std::map<uintptr_t, size_t>::iterator kept) {

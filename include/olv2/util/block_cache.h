@@ -51,6 +51,7 @@ class BlockCache {
   void keep(uintptr_t start, size_t bytes);
   void forget_kept(std::map<uintptr_t, size_t>::iterator kept);
   void unmap_kept(std::map<uintptr_t, size_t>::iterator kept);
+  void unmap_largest_kept();
 
   Memory memory_;
   mutable std::mutex mutex_;
