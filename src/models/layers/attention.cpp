@@ -7,6 +7,7 @@
 
 #include "olv2/models/layers/blocked_attention.h"
 #include "olv2/models/layers/counter_dropout.h"
+#include "olv2/models/layers/fused_attention.h"
 #include "olv2/util/autocast_guard.h"
 
 namespace olv2 {
@@ -51,7 +52,11 @@ at::Tensor dot_product_attention(const at::Tensor& q, const at::Tensor& k, const
                                            at::promote_types(k.scalar_type(), v.scalar_type()));
   const uint64_t seed = p > 0.0 ? draw_dropout_seed() : 0;
   const AutocastGuard no_autocast(c10::kCPU, AutocastState{false});
-  return blocked_attention(scaled_q.to(dtype), k.to(dtype), v.to(dtype), key_padding_mask, p, seed);
+  const at::Tensor q_in = scaled_q.to(dtype), k_in = k.to(dtype), v_in = v.to(dtype);
+  if (fused_attention_supports(q_in, k_in, v_in)) {
+    return fused_attention(q_in, k_in, v_in, key_padding_mask, p, seed);
+  }
+  return blocked_attention(q_in, k_in, v_in, key_padding_mask, p, seed);
 }
 
 }  // namespace olv2

@@ -1,10 +1,10 @@
 #include "olv2/models/layers/counter_dropout.h"
 
+#include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
 
 #include <cmath>
 #include <mutex>
@@ -46,6 +46,16 @@ void fill_kept(uint8_t* __restrict kept, int64_t count, uint64_t base, uint64_t 
   }
 }
 
+void check_probability(double p) {
+  if (!(p >= 0.0 && p < 1.0)) {
+    throw runtime_error("counter_dropout: expected 0 <= p < 1, got " + std::to_string(p));
+  }
+}
+
+uint32_t drop_threshold(double p) {
+  return static_cast<uint32_t>(std::min(std::ldexp(p, 32), 4294967295.0));
+}
+
 }  // namespace
 
 uint64_t draw_dropout_seed() {
@@ -57,9 +67,7 @@ uint64_t draw_dropout_seed() {
 void counter_dropout_(at::TensorList blocks, DropoutBlock where, double p, uint64_t seed) {
   if (blocks.empty()) return;
   const at::Tensor& first = blocks[0];
-  if (!(p >= 0.0 && p < 1.0)) {
-    throw runtime_error("counter_dropout_: expected 0 <= p < 1, got " + std::to_string(p));
-  }
+  check_probability(p);
   for (const at::Tensor& block : blocks) {
     if (block.dim() != 3 || !block.is_contiguous() || block.sizes() != first.sizes() ||
         block.scalar_type() != first.scalar_type() || !block.device().is_cpu()) {
@@ -73,7 +81,7 @@ void counter_dropout_(at::TensorList blocks, DropoutBlock where, double p, uint6
                         std::to_string(where.row_begin + rows) + ") outside the " +
                         std::to_string(where.total_rows) + " rows of the mask");
   }
-  const auto threshold = static_cast<uint32_t>(std::min(std::ldexp(p, 32), 4294967295.0));
+  const uint32_t threshold = drop_threshold(p);
   AT_DISPATCH_FLOATING_TYPES_AND2(
       at::kBFloat16, at::kHalf, first.scalar_type(), "counter_dropout_", [&] {
         // As torch.dropout: x times a noise of 0 or 1 / (1 - p) in x's dtype, the quotient taken in
@@ -97,6 +105,11 @@ void counter_dropout_(at::TensorList blocks, DropoutBlock where, double p, uint6
           }
         });
       });
+}
+
+void counter_dropout_kept(uint8_t* kept, int64_t count, uint64_t first, double p, uint64_t seed) {
+  check_probability(p);
+  fill_kept(kept, count, first, seed, drop_threshold(p));
 }
 
 }  // namespace olv2

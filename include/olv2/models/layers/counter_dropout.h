@@ -27,4 +27,9 @@ struct DropoutBlock {
 // shape, floating point): x = keep ? x / (1 - p) : 0. One mask for all, drawn once.
 void counter_dropout_(at::TensorList blocks, DropoutBlock where, double p, uint64_t seed);
 
+// The same mask for kernels that apply it themselves: kept[c] = whether element `first` + c of
+// the virtual tensor is kept (for [N, total_rows, C], element (n, row, c) is
+// (n * total_rows + row) * C + c).
+void counter_dropout_kept(uint8_t* kept, int64_t count, uint64_t first, double p, uint64_t seed);
+
 }  // namespace olv2
