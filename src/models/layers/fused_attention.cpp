@@ -68,6 +68,7 @@ struct Tile {
   using Int = typename VectorsOf<Lanes>::Int;
   using Bytes = typename VectorsOf<Lanes>::Bytes;
   static constexpr int kPerRow = kHeadDim / Lanes;  // vectors per head-dimension row
+  static constexpr int64_t kRows = Rows;
 
   static OLV2_INLINE Vec load(const float* p) {
     Vec x;
@@ -320,8 +321,8 @@ struct Kernels {
 
 Kernels kernels_for(AttentionSimd simd) {
 #ifdef OLV2_ATTENTION_SIMD
-  if (simd == AttentionSimd::kAvx512) return {8, forward_avx512, backward_avx512};
-  if (simd == AttentionSimd::kAvx2) return {4, forward_avx2, backward_avx2};
+  if (simd == AttentionSimd::kAvx512) return {Tile<16, 8>::kRows, forward_avx512, backward_avx512};
+  if (simd == AttentionSimd::kAvx2) return {Tile<8, 4>::kRows, forward_avx2, backward_avx2};
 #endif
   (void)simd;
   throw runtime_error("fused_attention: no kernel for this CPU");
