@@ -86,6 +86,7 @@ nlohmann::json large_block_summary() {
   return {{"installed", olv2::large_block_allocator_installed()},
           {"peak_mapped_mib", static_cast<double>(stats.peak_mapped_bytes) / (1 << 20)},
           {"reused", stats.reused},
+          {"assembled", stats.assembled},
           {"mapped", stats.mapped}};
 }
 

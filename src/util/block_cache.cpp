@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <utility>
+#include <vector>
 
 namespace olv2 {
 
@@ -27,21 +28,23 @@ void* BlockCache::acquire(size_t bytes) {
     return reinterpret_cast<void*>(start);
   }
   peak_live_bytes_ = std::max(peak_live_bytes_, stats_.live_bytes + rounded);
-  while (!kept_by_size_.empty() &&
-         stats_.live_bytes + stats_.kept_bytes + rounded > peak_live_bytes_) {
-    unmap_largest_kept();
-  }
-  void* pages = memory_.map(rounded);
-  while (pages == nullptr && !kept_by_size_.empty()) {
-    unmap_largest_kept();
+  void* pages = assemble(rounded);
+  if (pages != nullptr) {
+    ++stats_.assembled;
+  } else {
+    give_back_beyond(peak_live_bytes_ - stats_.live_bytes - rounded);
     pages = memory_.map(rounded);
+    while (pages == nullptr && !kept_by_size_.empty()) {
+      unmap_largest_kept();
+      pages = memory_.map(rounded);
+    }
+    if (pages == nullptr) return nullptr;
+    ++stats_.mapped;
   }
-  if (pages == nullptr) return nullptr;
   live_.emplace(reinterpret_cast<uintptr_t>(pages), rounded);
   stats_.live_bytes += rounded;
   stats_.peak_mapped_bytes =
       std::max(stats_.peak_mapped_bytes, stats_.live_bytes + stats_.kept_bytes);
-  ++stats_.mapped;
   return pages;
 }
 
@@ -92,6 +95,53 @@ void BlockCache::forget_kept(std::map<uintptr_t, size_t>::iterator kept) {
   kept_by_size_.erase(entry);
   stats_.kept_bytes -= kept->second;
   kept_by_address_.erase(kept);
+}
+
+// New pages for `bytes` with the largest kept runs moved onto their front (the last one only in
+// part), so only the rest is faulted in; nullptr when pages cannot be moved or none are kept.
+void* BlockCache::assemble(size_t bytes) {
+  if (!memory_.move || kept_by_size_.empty()) return nullptr;
+  std::vector<std::pair<uintptr_t, size_t>> pieces;
+  for (size_t taken = 0; taken < bytes && !kept_by_size_.empty();) {
+    const auto [size, start] = *std::prev(kept_by_size_.end());
+    const size_t part = std::min(size, bytes - taken);
+    forget_kept(kept_by_address_.find(start));
+    if (part < size) keep(start + part, size - part);
+    pieces.emplace_back(start, part);
+    taken += part;
+  }
+  // The pages taken were kept ones, so the bytes mapped do not grow beyond the peak.
+  auto* block = static_cast<char*>(memory_.map(bytes));
+  if (block == nullptr) {
+    for (const auto& [start, size] : pieces) keep(start, size);
+    return nullptr;
+  }
+  size_t offset = 0;
+  for (const auto& [start, size] : pieces) {
+    // Pages that cannot move go back; the block keeps fresh ones there.
+    if (!memory_.move(reinterpret_cast<void*>(start), size, block + offset)) {
+      memory_.unmap(reinterpret_cast<void*>(start), size);
+    }
+    offset += size;
+  }
+  return block;
+}
+
+// Gives kept pages back to the OS until at most `kept_limit` bytes stay kept: the smallest
+// blocks first and the last one only in part, from its end, so that the large kept blocks later
+// requests can reuse stay.
+void BlockCache::give_back_beyond(size_t kept_limit) {
+  while (stats_.kept_bytes > kept_limit) {
+    const size_t excess = stats_.kept_bytes - kept_limit;
+    const auto [bytes, start] = *kept_by_size_.begin();
+    if (bytes <= excess) {
+      unmap_kept(kept_by_address_.find(start));
+      continue;
+    }
+    forget_kept(kept_by_address_.find(start));
+    keep(start, bytes - excess);
+    memory_.unmap(reinterpret_cast<void*>(start + bytes - excess), excess);
+  }
 }
 
 void BlockCache::unmap_largest_kept() {

@@ -20,8 +20,8 @@ std::atomic<bool> large_block_cache_in_use{false};
 
 // Never destroyed: tensors and images may be freed while static objects are torn down.
 BlockCache& shared_cache() {
-  static BlockCache* cache = new BlockCache(
-      BlockCache::Memory{platform::map_pages, platform::unmap_pages, platform::page_size()});
+  static BlockCache* cache = new BlockCache(BlockCache::Memory{
+      platform::map_pages, platform::unmap_pages, platform::page_size(), platform::move_pages});
   return *cache;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "olv2/util/error.h"
@@ -64,6 +65,22 @@ void* map_pages(size_t bytes) {
 }
 
 void unmap_pages(void* pages, size_t bytes) { munmap(pages, bytes); }
+
+bool move_pages(void* from, size_t bytes, void* to) {
+#if defined(__linux__)
+  if (mremap(from, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to) != MAP_FAILED) return true;
+  // A failed mremap may already have unmapped the destination: map it again.
+  if (mmap(to, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+      MAP_FAILED) {
+    throw std::bad_alloc();
+  }
+#else
+  (void)from;
+  (void)bytes;
+  (void)to;
+#endif
+  return false;
+}
 
 int64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);

@@ -112,6 +112,9 @@ void unmap_pages(void* pages, size_t bytes) {
   }
 }
 
+// VirtualAlloc has no way to move committed pages to other addresses.
+bool move_pages(void*, size_t, void*) { return false; }
+
 int64_t physical_memory_bytes() {
   MEMORYSTATUSEX status{};
   status.dwLength = sizeof(status);

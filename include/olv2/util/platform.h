@@ -35,6 +35,11 @@ size_t page_size();
 // Windows the pages are decommitted and their addresses stay reserved).
 void* map_pages(size_t bytes);
 void unmap_pages(void* pages, size_t bytes);
+// Moves `bytes` of mapped pages, contents and all, onto mapped pages at `to`, whose own pages are
+// discarded, without copying or faulting anything in (Linux's mremap); `from` is then unmapped.
+// false when the OS cannot (another OS, or a run across mappings it will not move as one):
+// nothing moved, `to` holds fresh pages.
+bool move_pages(void* from, size_t bytes, void* to);
 
 // Open file descriptors (handles on Windows) and threads of this process; -1 when unknown.
 int64_t open_descriptor_count();

@@ -1,11 +1,13 @@
 // The large-block cache: released pages come back for the same and for smaller sizes, kept
-// neighbours merge, no page is handed out twice or unmapped while not mapped, the bytes mapped
-// never exceed the most ever in use at once, the OS running out is survived where it can be,
-// and threads can share it.
+// neighbours merge, larger requests are made of kept pages moved together, no page is handed out
+// twice or unmapped while not mapped, the bytes mapped never exceed the most ever in use at once
+// and go back smallest block first, the OS running out is survived where it can be, and threads
+// can share it.
 #include "olv2/util/block_cache.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
@@ -16,15 +18,23 @@ namespace {
 constexpr size_t kPage = 4096;
 
 // An address space of `pages` pages: map takes the first free run, unmap takes back any run of
-// mapped pages (and fails the test for a page that is not mapped), with an optional limit on
+// mapped pages (and fails the test for a page that is not mapped), move carries a run's bytes
+// onto mapped pages and unmaps the run (unless moves are refused), with an optional limit on
 // the pages mapped at once.
 class FakePages {
  public:
   explicit FakePages(size_t pages) : memory_(pages * kPage), mapped_(pages, false) {}
 
-  BlockCache::Memory memory() {
-    return {[this](size_t bytes) { return map(bytes); },
-            [this](void* pages, size_t bytes) { unmap(pages, bytes); }, kPage};
+  // Without moves: as on an OS that cannot move pages.
+  BlockCache::Memory memory(bool with_moves = true) {
+    BlockCache::Memory memory{[this](size_t bytes) { return map(bytes); },
+                              [this](void* pages, size_t bytes) { unmap(pages, bytes); },
+                              kPage,
+                              {}};
+    if (with_moves) {
+      memory.move = [this](void* from, size_t bytes, void* to) { return move(from, bytes, to); };
+    }
+    return memory;
   }
 
   size_t mapped_bytes() const { return mapped_count_ * kPage; }
@@ -32,7 +42,9 @@ class FakePages {
     return static_cast<size_t>(static_cast<const char*>(block) - memory_.data()) / kPage;
   }
   int64_t unmaps() const { return unmaps_; }
+  int64_t moves() const { return moves_; }
   size_t limit_pages = SIZE_MAX;
+  bool refuse_moves = false;
 
  private:
   void* map(size_t bytes) {
@@ -61,10 +73,25 @@ class FakePages {
     ++unmaps_;
   }
 
+  bool move(void* from, size_t bytes, void* to) {
+    if (refuse_moves) return false;
+    const size_t first = page_index(from), target = page_index(to);
+    for (size_t p = 0; p < bytes / kPage; ++p) {
+      EXPECT_TRUE(mapped_[first + p]) << "page " << first + p << " moved but not mapped";
+      EXPECT_TRUE(mapped_[target + p]) << "page " << target + p << " moved onto but not mapped";
+    }
+    std::memmove(to, from, bytes);
+    unmap(from, bytes);
+    --unmaps_;
+    ++moves_;
+    return true;
+  }
+
   std::vector<char> memory_;
   std::vector<bool> mapped_;
   size_t mapped_count_ = 0;
   int64_t unmaps_ = 0;
+  int64_t moves_ = 0;
 };
 
 TEST(BlockCache, AReleasedBlockServesTheNextRequestOfItsSize) {
@@ -150,9 +177,83 @@ TEST(BlockCache, NoPageIsHandedOutTwiceAndTheBytesMappedNeverExceedThePeakInUse)
     ASSERT_LE(os.mapped_bytes(), peak_live) << "step " << i;
   }
   EXPECT_GT(cache.stats().reused, cache.stats().mapped);
+  EXPECT_GT(cache.stats().assembled, 0);
   for (void* block : live) cache.release(block);
   cache.trim();
   EXPECT_EQ(os.mapped_bytes(), 0u);
+}
+
+// Two kept blocks of 6 and 4 pages, apart: a request for 10 takes both, moved together.
+struct TwoKeptBlocks {
+  explicit TwoKeptBlocks(FakePages& os) : cache(os.memory()) {
+    six = static_cast<char*>(cache.acquire(6 * kPage));
+    apart[0] = cache.acquire(kPage);
+    four = static_cast<char*>(cache.acquire(4 * kPage));
+    apart[1] = cache.acquire(kPage);
+    std::memset(six, 6, 6 * kPage);
+    std::memset(four, 4, 4 * kPage);
+    cache.release(six);
+    cache.release(four);
+  }
+  ~TwoKeptBlocks() {
+    for (void* block : apart) cache.release(block);
+  }
+  BlockCache cache;
+  char* six = nullptr;
+  char* four = nullptr;
+  void* apart[2] = {};
+};
+
+TEST(BlockCache, ARequestNoKeptBlockHoldsIsMadeOfKeptPagesMovedTogether) {
+  FakePages os(64);
+  TwoKeptBlocks blocks(os);
+  auto* whole = static_cast<char*>(blocks.cache.acquire(10 * kPage));
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ(os.moves(), 2);
+  // The kept pages themselves, contents and all, largest first: nothing was faulted in afresh.
+  EXPECT_EQ(whole[0], 6);
+  EXPECT_EQ(whole[6 * kPage - 1], 6);
+  EXPECT_EQ(whole[6 * kPage], 4);
+  EXPECT_EQ(whole[10 * kPage - 1], 4);
+  const BlockCache::Stats stats = blocks.cache.stats();
+  EXPECT_EQ(stats.assembled, 1);
+  EXPECT_EQ(stats.kept_bytes, 0u);
+  EXPECT_EQ(os.mapped_bytes(), stats.live_bytes);  // 12 pages: the most ever in use
+  blocks.cache.release(whole);
+}
+
+TEST(BlockCache, PagesThatCannotMoveGoBackAndTheBlockGetsFreshOnes) {
+  FakePages os(64);
+  os.refuse_moves = true;
+  TwoKeptBlocks blocks(os);
+  auto* whole = static_cast<char*>(blocks.cache.acquire(10 * kPage));
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ(os.moves(), 0);
+  const BlockCache::Stats stats = blocks.cache.stats();
+  EXPECT_EQ(stats.kept_bytes, 0u);
+  EXPECT_EQ(os.mapped_bytes(), stats.live_bytes);
+  std::memset(whole, 1, 10 * kPage);  // every page of it is mapped
+  blocks.cache.release(whole);
+}
+
+TEST(BlockCache, WithoutMovesTheSmallestKeptBlocksGoBackFirstAndOnlyWhatThePeakNeeds) {
+  FakePages os(64);
+  BlockCache cache(os.memory(/*with_moves=*/false));
+  void* two = cache.acquire(2 * kPage);
+  void* apart = cache.acquire(kPage);
+  auto* eight = static_cast<char*>(cache.acquire(8 * kPage));
+  void* rest = cache.acquire(7 * kPage);  // 18 pages in use: the peak
+  cache.release(two);
+  cache.release(eight);
+  cache.release(rest);                     // joins the 8: kept 2 and 15, 1 in use
+  void* more = cache.acquire(16 * kPage);  // fresh: 17 in use, so 1 kept page may stay
+  ASSERT_NE(more, nullptr);
+  EXPECT_EQ(cache.stats().mapped, 5);
+  EXPECT_EQ(cache.stats().kept_bytes, kPage);
+  EXPECT_EQ(os.mapped_bytes(), 18 * kPage);
+  EXPECT_EQ(cache.acquire(kPage), eight);  // the front of the 15 stayed, the 2 went
+  cache.release(more);
+  cache.release(apart);
 }
 
 TEST(BlockCache, WhenTheOsRunsOutKeptBlocksAreGivenBackFirst) {

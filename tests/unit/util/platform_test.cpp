@@ -71,6 +71,31 @@ TEST(Platform, MemoryFiguresArePlausibleAndFollowAnAllocation) {
   EXPECT_EQ(block[4096], 1);
 }
 
+TEST(Platform, MovedPagesKeepTheirContentsAtTheirNewAddress) {
+  const size_t page = platform::page_size();
+  auto* from = static_cast<char*>(platform::map_pages(3 * page));
+  auto* to = static_cast<char*>(platform::map_pages(3 * page));
+  ASSERT_NE(from, nullptr);
+  ASSERT_NE(to, nullptr);
+  for (size_t i = 0; i < 3 * page; ++i) from[i] = static_cast<char>(i % 251);
+  // The middle page and the last move onto the first two of `to`.
+  const bool moved = platform::move_pages(from + page, 2 * page, to);
+#if defined(__linux__)
+  ASSERT_TRUE(moved);
+  for (size_t i = 0; i < 2 * page; ++i) {
+    ASSERT_EQ(to[i], static_cast<char>((i + page) % 251)) << "byte " << i;
+  }
+  EXPECT_EQ(from[1], 1);  // the page before stays where it was
+  platform::unmap_pages(from, page);
+#else
+  EXPECT_FALSE(moved);
+  EXPECT_EQ(to[0], 0);
+  platform::unmap_pages(from, 3 * page);
+#endif
+  to[3 * page - 1] = 1;  // the page nothing moved onto is still there
+  platform::unmap_pages(to, 3 * page);
+}
+
 TEST(Platform, DescriptorAndThreadCountsFollowWhatTheProcessOpens) {
   const int64_t descriptors = platform::open_descriptor_count();
   const int64_t threads = platform::thread_count();
