@@ -78,6 +78,19 @@ void expect_near_reference(const at::Tensor& actual, const at::Tensor& expected,
 // the largest values.
 constexpr double kTolerance = 1e-5;
 
+// out and its gradients for `upstream` against the expected ones.
+void expect_output_and_gradients(const at::Tensor& out, const at::Tensor& expected,
+                                 const std::vector<at::Tensor>& expected_grads, const Operands& o,
+                                 const at::Tensor& upstream, const std::string& what) {
+  ASSERT_EQ(out.sizes(), expected.sizes());
+  expect_near_reference(out, expected, kTolerance, what + " output");
+  const auto grads = fused_test_gradients(out, o, upstream);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    expect_near_reference(grads[i], expected_grads[i], kTolerance,
+                          what + " gradient " + std::to_string(i));
+  }
+}
+
 TEST(FusedAttention, EqualsTheMaterialisedSoftmaxInValueAndGradient) {
   if (runnable_kernels().empty()) GTEST_SKIP() << "this CPU runs neither AVX2 nor AVX-512";
   const Operands o = random_operands(2, 3, 37, 23);
@@ -85,14 +98,8 @@ TEST(FusedAttention, EqualsTheMaterialisedSoftmaxInValueAndGradient) {
   const at::Tensor expected = materialised_in_double(o, {});
   const auto expected_grads = fused_test_gradients(expected, o, upstream);
   for (const AttentionSimd simd : runnable_kernels()) {
-    const at::Tensor out = fused_attention(o.q, o.k, o.v, o.padding, 0.0, 0, simd);
-    ASSERT_EQ(out.sizes(), expected.sizes());
-    expect_near_reference(out, expected, kTolerance, std::string(name_of(simd)) + " output");
-    const auto grads = fused_test_gradients(out, o, upstream);
-    for (size_t i = 0; i < grads.size(); ++i) {
-      expect_near_reference(grads[i], expected_grads[i], kTolerance,
-                            std::string(name_of(simd)) + " gradient " + std::to_string(i));
-    }
+    expect_output_and_gradients(fused_attention(o.q, o.k, o.v, o.padding, 0.0, 0, simd), expected,
+                                expected_grads, o, upstream, name_of(simd));
   }
 }
 
@@ -111,14 +118,9 @@ TEST(FusedAttention, DropsTheSameWeightsAsTheBlockedKernelForASeed) {
   const at::Tensor blocked = blocked_attention(o.q, o.k, o.v, o.padding, p, seed);
   for (const AttentionSimd simd : runnable_kernels()) {
     const at::Tensor out = fused_attention(o.q, o.k, o.v, o.padding, p, seed, simd);
-    expect_near_reference(out, expected, kTolerance, std::string(name_of(simd)) + " output");
     expect_near_reference(out, blocked, kTolerance,
                           std::string(name_of(simd)) + " against blocked");
-    const auto grads = fused_test_gradients(out, o, upstream);
-    for (size_t i = 0; i < grads.size(); ++i) {
-      expect_near_reference(grads[i], expected_grads[i], kTolerance,
-                            std::string(name_of(simd)) + " gradient " + std::to_string(i));
-    }
+    expect_output_and_gradients(out, expected, expected_grads, o, upstream, name_of(simd));
   }
 }
 
