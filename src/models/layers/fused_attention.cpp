@@ -25,6 +25,9 @@ namespace {
 constexpr int64_t kHeadDim = 16;
 constexpr int64_t kKeyPadding = 16;  // keys are padded to a multiple of the widest vector
 
+// Tiles of `rows` queries that cover `queries`, the last one short.
+int64_t tile_count(int64_t queries, int64_t rows) { return (queries + rows - 1) / rows; }
+
 // The operands of one call, flattened to [B * H, L, 16].
 struct Problem {
   const float *q = nullptr, *k = nullptr, *v = nullptr;
@@ -233,14 +236,12 @@ struct Tile {
     std::fill(dropped + rows * p.padded, dropped + Rows * p.padded, 0.0f);
   }
 
-  static int64_t tiles(const Problem& p) { return (p.queries + Rows - 1) / Rows; }
-
   // Forward of items [begin, end): item = head * tiles + tile.
   static OLV2_INLINE void forward(const Problem& p, int64_t begin, int64_t end) {
     std::vector<float> weights(static_cast<size_t>(Rows * p.padded));
     std::vector<uint8_t> kept(static_cast<size_t>(p.keys));
     float q_tile[Rows * kHeadDim], out_tile[Rows * kHeadDim];
-    const int64_t count = tiles(p);
+    const int64_t count = tile_count(p.queries, Rows);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t bh = item / count, first = item % count * Rows;
       const int64_t rows = std::min<int64_t>(Rows, p.queries - first);
@@ -264,7 +265,7 @@ struct Tile {
     std::vector<float> weights(tile_size), grad(tile_size), dropped(tile_size);
     std::vector<uint8_t> kept(static_cast<size_t>(p.keys));
     float q_tile[Rows * kHeadDim], grad_out_tile[Rows * kHeadDim], grad_q_tile[Rows * kHeadDim];
-    const int64_t count = tiles(p);
+    const int64_t count = tile_count(p.queries, Rows);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t bh = item / p.chunks, chunk = item % p.chunks;
       float* grad_k = p.grad_k_parts + item * p.keys * kHeadDim;
@@ -373,7 +374,7 @@ class FusedAttentionFunction : public torch::autograd::Function<FusedAttentionFu
     Problem p = problem_of(q, k, v, k_t, {}, bias, heads, dropout_p, static_cast<uint64_t>(seed));
     at::Tensor out = at::empty_like(q);
     p.out = out.data_ptr<float>();
-    const int64_t tiles = (p.queries + kernels.rows - 1) / kernels.rows;
+    const int64_t tiles = tile_count(p.queries, kernels.rows);
     at::parallel_for(0, q.size(0) * tiles, 1,
                      [&](int64_t begin, int64_t end) { kernels.forward(p, begin, end); });
     return out;
@@ -393,7 +394,7 @@ class FusedAttentionFunction : public torch::autograd::Function<FusedAttentionFu
     at::Tensor grad_q = at::empty_like(q);
     // Enough query ranges per head to give every thread work; each range has its own key
     // gradients, summed afterwards.
-    const int64_t tiles = (p.queries + kernels.rows - 1) / kernels.rows;
+    const int64_t tiles = tile_count(p.queries, kernels.rows);
     p.chunks = std::clamp<int64_t>(
         (at::get_num_threads() + heads_total - 1) / std::max<int64_t>(heads_total, 1), 1,
         std::max<int64_t>(tiles, 1));
