@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds (Release) and runs every test: the project's one test command.
+#
+#   scripts/test.sh           against the default LibTorch (PyTorch 2.11's, with CUDA; the build
+#                             GPU users make, run here on the CPU), in build/
+#   scripts/test.sh debian    against Debian's LibTorch 1.13 (CPU), in build-debian/
 set -euo pipefail
 cd "$(dirname "$0")/.."
+libtorch=${1:-venv}
+case $libtorch in
+  venv) build=build ;;
+  debian) build=build-debian ;;
+  *) echo "$0: unknown LibTorch \`$libtorch\`; expected venv or debian" >&2; exit 2 ;;
+esac
 bash scripts/install_deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DOLV2_SOURCE_REGEX=
-cmake --build build -j2
-ctest --test-dir build -j2 --output-on-failure
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOLV2_SOURCE_REGEX= \
+  -DOLV2_LIBTORCH="$libtorch"
+cmake --build "$build" -j2
+ctest --test-dir "$build" -j2 --output-on-failure

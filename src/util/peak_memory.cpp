@@ -11,10 +11,11 @@ namespace olv2 {
 int64_t peak_memory_mb(const c10::Device& device) {
 #ifdef OLV2_WITH_CUDA
   if (device.is_cuda()) {
-    namespace allocator = c10::cuda::CUDACachingAllocator;
-    const auto stats = allocator::getDeviceStats(device.index());
-    const auto aggregate = static_cast<size_t>(allocator::StatType::AGGREGATE);
-    return stats.allocated_bytes[aggregate].peak / (1024 * 1024);
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    // StatType::AGGREGATE, the first statistic in every version; the enum has moved between
+    // namespaces (c10::cuda::CUDACachingAllocator, then c10::CachingAllocator).
+    constexpr size_t kAggregate = 0;
+    return stats.allocated_bytes[kAggregate].peak / (1024 * 1024);
   }
 #endif
   (void)device;
