@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Config.h>
 #include <ATen/Parallel.h>
+#include <c10/core/DeviceGuard.h>
 
 #include <algorithm>
 #include <utility>
@@ -166,7 +167,8 @@ std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
     std::lock_guard<std::mutex> lock(mutex_);
     last_image_sizes_.assign(batch.images.sizes().begin() + 1, batch.images.sizes().end());
   }
-  if (options_.pin_memory) {
+  if (options_.pin_for) {
+    const c10::DeviceGuard current(*options_.pin_for);
     batch = batch.pin_memory();
   }
   return batch;

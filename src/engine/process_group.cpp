@@ -113,6 +113,17 @@ ProcessGroupCollective::ProcessGroupCollective(const LaunchEnvironment& env,
 ProcessGroupCollective::~ProcessGroupCollective() {
   stopping_ = true;
   if (heartbeat_.joinable()) heartbeat_.join();
+#ifdef USE_C10D_NCCL
+  // As torch.distributed.destroy_process_group: NCCL's communicators are finalised before the
+  // group goes, which otherwise aborts them and warns at every exit.
+  if (backend_ == "nccl") {
+    try {
+      static_cast<c10d::ProcessGroupNCCL*>(group_.get())->shutdown();
+    } catch (const std::exception& error) {
+      spdlog::warn("rank {}: NCCL shutdown: {}", env_.rank, error.what());
+    }
+  }
+#endif
 }
 
 void ProcessGroupCollective::beat() {
@@ -221,7 +232,12 @@ std::vector<std::string> ProcessGroupCollective::all_gather_bytes(const std::str
 }
 
 void ProcessGroupCollective::barrier() {
-  guarded("barrier", [&] { group_->barrier()->wait(); });
+  guarded("barrier", [&] {
+    c10d::BarrierOptions options;
+    // NCCL's barrier is an all-reduce on a device: this rank's, not one guessed from the rank.
+    if (device_.is_cuda()) options.device_ids = {device_.index()};
+    group_->barrier(options)->wait();
+  });
 }
 
 }  // namespace olv2

@@ -11,6 +11,7 @@
 #include "olv2/engine/train_config.h"
 #include "olv2/engine/training_run.h"
 #include "olv2/util/collective.h"
+#include "olv2/util/cuda_device.h"
 #include "olv2/util/determinism.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
@@ -89,7 +90,7 @@ ConfigNode resolve_train_config(const TrainOptions& options) {
 int run_train_command(const TrainOptions& options,
                       std::vector<std::unique_ptr<Hook>> observers) {
   if (options.print_version) {
-    std::cout << version_string() << "\n";
+    std::cout << version_string() << "\nBLAS: " << loaded_blas_library() << "\n";
     return 0;
   }
   const ConfigNode config = resolve_train_config(options);
@@ -100,8 +101,8 @@ int run_train_command(const TrainOptions& options,
   const EngineOptions engine = engine_options_from_config(config);
   const LaunchEnvironment launch = launch_environment(options);
   set_thread_count(options.threads.value_or(engine.threads.value_or(default_thread_count())));
-  if (options.deterministic) use_deterministic_algorithms();
-  const c10::Device device = training_device(static_cast<int>(launch.local_rank));
+  const c10::Device device = select_training_device(launch.local_rank);
+  if (options.deterministic) use_deterministic_algorithms(device);
   // --launcher pytorch always builds the process group, one rank included.
   std::shared_ptr<Collective> collective;
   if (options.launcher == "pytorch") {

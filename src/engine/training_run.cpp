@@ -1,6 +1,5 @@
 #include "olv2/engine/training_run.h"
 
-#include <torch/cuda.h>
 #include <torch/optim/optimizer.h>
 #include <torch/utils.h>
 
@@ -55,10 +54,6 @@ void broadcast_module_state(torch::nn::Module& module, Collective& collective) {
 }
 
 }  // namespace
-
-c10::Device training_device(int local_rank) {
-  return torch::cuda::is_available() ? c10::Device(c10::kCUDA, local_rank) : c10::Device(c10::kCPU);
-}
 
 TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
                          const TrainOptions& options, RunFiles files, c10::Device device,
@@ -130,7 +125,7 @@ void TrainingRun::build_data(const ConfigNode& config) {
   DataLoaderOptions loader;
   loader.samples_per_gpu = settings_.samples_per_gpu;
   loader.workers_per_gpu = engine_.workers_per_gpu;
-  loader.pin_memory = context_.device.is_cuda();
+  if (context_.device.is_cuda()) loader.pin_for = context_.device;
   loader_ = std::make_unique<DataLoader>(
       *train_set_, std::make_shared<DistributedGroupSampler>(sampler, settings_.samples_per_gpu),
       loader);

@@ -26,7 +26,7 @@ std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2
   DataLoaderOptions loader_options;
   loader_options.samples_per_gpu = 1;
   loader_options.workers_per_gpu = options.workers;
-  loader_options.pin_memory = options.device.is_cuda();
+  if (options.device.is_cuda()) loader_options.pin_for = options.device;
   SamplerOptions sampler_options;
   sampler_options.dataset_size = static_cast<int64_t>(dataset.size());
   sampler_options.rank = rank;

@@ -118,8 +118,40 @@ TEST(TrainDsCli, UseDsWithoutAJsonOrWithABadOneExitsTwo) {
 TEST(TrainDsCli, VersionAndHelp) {
   const auto version = run_app("train_ds", "--version");
   EXPECT_EQ(version.exit_status, 0);
-  EXPECT_NE(version.output.find("LibTorch"), std::string::npos) << version.output;
+  EXPECT_NE(version.output.find(std::string("LibTorch ") + OLV2_BUILT_LIBTORCH_VERSION),
+            std::string::npos)
+      << version.output;
+  EXPECT_NE(version.output.find("\nBLAS: "), std::string::npos) << version.output;
   EXPECT_EQ(run_app("train_ds", "--help").exit_status, 0);
+}
+
+// The default build is the one GPU users make: PyTorch's LibTorch with CUDA, linked and named.
+// It starts and reports itself on a machine without a GPU or driver.
+TEST(TrainDsCli, TheDefaultBuildLinksLibTorchCudaAndSaysSo) {
+  const auto version = run_app("train_ds", "--version");
+  ASSERT_EQ(version.exit_status, 0) << version.output;
+  const auto linked = test::run_command("ldd " + (test::bin_dir() / "train_ds").string());
+  ASSERT_EQ(linked.exit_status, 0) << linked.output;
+  EXPECT_EQ(linked.output.find("not found"), std::string::npos) << linked.output;
+  if (std::string(OLV2_BUILT_LIBTORCH) == "venv") {
+    EXPECT_TRUE(OLV2_BUILT_WITH_CUDA) << "the default LibTorch (the project's PyTorch) has CUDA";
+  }
+  // The system's libstdc++ is looked up before LibTorch, whose wheel exports copies of some of
+  // its symbols (cmake/SelectLibTorch.cmake).
+  const auto dynamic = test::run_command("readelf -d " + (test::bin_dir() / "train_ds").string());
+  ASSERT_EQ(dynamic.exit_status, 0) << dynamic.output;
+  const size_t libstdcxx = dynamic.output.find("[libstdc++.so.6]");
+  ASSERT_NE(libstdcxx, std::string::npos) << dynamic.output;
+  EXPECT_LT(libstdcxx, dynamic.output.find("[libtorch")) << dynamic.output;
+  if (OLV2_BUILT_WITH_CUDA) {
+    EXPECT_NE(linked.output.find("libtorch_cuda.so"), std::string::npos) << linked.output;
+    EXPECT_NE(version.output.find(" (CUDA "), std::string::npos) << version.output;
+    EXPECT_NE(version.output.find(", cuDNN "), std::string::npos) << version.output;
+    EXPECT_NE(version.output.find(", NCCL "), std::string::npos) << version.output;
+  } else {
+    EXPECT_EQ(linked.output.find("libtorch_cuda.so"), std::string::npos) << linked.output;
+    EXPECT_NE(version.output.find(" (CPU only)"), std::string::npos) << version.output;
+  }
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <c10/core/Device.h>
+
 #include "olv2/data/batch.h"
 #include "olv2/data/sample.h"
 #include "olv2/data/sampler.h"
@@ -24,7 +26,9 @@ struct DataLoaderOptions {
   int64_t samples_per_gpu = 2;
   int64_t workers_per_gpu = 4;   // 0: load in the calling thread
   int64_t prefetch_batches = 2;  // ready batches held ahead of the consumer, at least workers
-  bool pin_memory = false;       // set when the target device is CUDA
+  // The CUDA device batches are copied to: batches are then built in pinned host memory of
+  // that device, which each pinning thread makes current. None: pageable memory.
+  std::optional<c10::Device> pin_for;
   // LibTorch intra-op threads of each worker thread, as torch's DataLoader workers run
   // (torch.set_num_threads(1)): a worker's tensor ops must not start a whole OpenMP team of
   // their own, so that ranks x threads stays within the cores. 0 keeps LibTorch's default.

@@ -31,10 +31,6 @@ struct RunFiles {
   std::string timestamp;
 };
 
-// The device a rank trains on: CUDA device `local_rank` when CUDA is available (not with
-// CUDA_VISIBLE_DEVICES=-1), else the CPU.
-c10::Device training_device(int local_rank);
-
 // One `train_ds` run, built from a validated config and the command line: the model (through
 // the type-name registry), the data, the solver, the loss scaler, a resumed checkpoint's state
 // or loaded weights, and the hooks in the order they act (timer, LR schedule, optimizer step,

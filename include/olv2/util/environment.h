@@ -7,8 +7,9 @@
 
 namespace olv2 {
 
-// The BLAS shared library mapped into this process (OpenBLAS or the reference one), as a path;
-// when none is mapped, the BLAS LibTorch was built with (its BLAS_INFO, e.g. mkl).
+// The BLAS LibTorch's matrix products run on: MKL where LibTorch has it built in (PyTorch's
+// builds), else the BLAS shared library mapped into this process (OpenBLAS or the reference
+// one behind Debian's libblas.so.3), as a path.
 std::string loaded_blas_library();
 
 // "train_ds <project version> (git <rev>), LibTorch <x.y.z>".
