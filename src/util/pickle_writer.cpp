@@ -70,14 +70,10 @@ class PickleWriter {
     out_ += '\n';
   }
 
-  // Protocol 2 has no bytes opcode; Python writes _codecs.encode(latin-1 text, 'latin1').
+  // Protocol 2 has no bytes opcode; Python writes _codecs.encode(latin-1 text, 'latin1'), and
+  // b'' as __builtin__.bytes(), which torch.load's weights_only unpickler (the default from
+  // torch 2.6 on) refuses: empty bytes are encoded too.
   void write_bytes(const std::string& bytes) {
-    if (bytes.empty()) {
-      write_global("__builtin__", "bytes");
-      op(')');
-      op('R');
-      return;
-    }
     std::string latin1;
     for (const char c : bytes) {
       const auto byte = static_cast<uint8_t>(c);

@@ -158,22 +158,36 @@ TEST(PthWriter, OpaqueValuesAreRefusedAndNoFileIsLeft) {
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
-TEST(PthWriter, PythonTorchLoadReadsWhatWeWrite) {
-  if (test::run_command("/usr/bin/python3 -c 'import torch'").exit_status != 0) {
-    if (test::running_in_ci()) FAIL() << "/usr/bin/python3 cannot import torch under CI";
-    GTEST_SKIP() << "/usr/bin/python3 cannot import torch (install python3-torch)";
+// Python's torch.load with its defaults: Debian's torch 1.13 (/usr/bin/python3) and PyTorch 2.11
+// in the project's .venv, whose unpickler runs with weights_only=True and accepts only the
+// globals a state dict needs.
+class PythonTorchLoad : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PythonTorchLoad, ReadsWhatWeWrite) {
+  const std::string python =
+      GetParam() == "venv" ? (test::source_dir() / ".venv/bin/python").string() : GetParam();
+  if (test::run_command("'" + python + "' -c 'import torch, numpy'").exit_status != 0) {
+    if (test::running_in_ci()) FAIL() << python << " cannot import torch and numpy under CI";
+    GTEST_SKIP() << python << " cannot import torch and numpy (scripts/install_deps.sh)";
   }
   const fs::path dir = test::scratch_dir("python");
   const PthValue written = sample_checkpoint();
   write_pth(dir / "checkpoint.pth", written);
   const test::CommandResult result = test::run_command(
-      "/usr/bin/python3 '" + (test::source_dir() / "scripts" / "describe_pth.py").string() + "' '" +
-      (dir / "checkpoint.pth").string() + "'");
+      "'" + python + "' '" + (test::source_dir() / "scripts" / "describe_pth.py").string() +
+      "' '" + (dir / "checkpoint.pth").string() + "'");
   ASSERT_EQ(result.exit_status, 0) << result.output;
   const nlohmann::json facts = nlohmann::json::parse(result.output);
   EXPECT_EQ(facts.size(), count_values(written)) << "paths described by Python: " << facts.dump();
   test::expect_all_facts(written, facts, "python view of checkpoint.pth");
 }
+
+INSTANTIATE_TEST_SUITE_P(Pythons, PythonTorchLoad,
+                         ::testing::Values("/usr/bin/python3", "venv"),
+                         [](const auto& info) {
+                           return info.param == "venv" ? std::string("PyTorch2_11InVenv")
+                                                       : std::string("DebianTorch1_13");
+                         });
 
 }  // namespace
 }  // namespace olv2
