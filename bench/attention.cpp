@@ -2,7 +2,8 @@
 // token counts of the baseline: the lane encoder's self-attention over the 50 x 100 BEV cells,
 // the lane decoder's cross-attention of 50 queries, and the traffic-element encoder at the
 // fixture's 8 x 10 front-view tokens. Each case runs through `dot_product_attention` (the
-// kernel the model gets), the blocked kernel and every fused kernel this CPU runs; forward
+// kernel the model gets), the blocked kernel, every fused kernel this CPU runs and, with
+// LibTorch 2.1 or later, PyTorch's scaled_dot_product_attention; forward
 // under no_grad and forward + backward with dropout 0.1, wall and process CPU seconds, the
 // fastest of the repeats. Prints a table and one JSON line.
 #include "olv2/models/layers/attention.h"
@@ -23,6 +24,7 @@
 #include "olv2/models/layers/blocked_attention.h"
 #include "olv2/models/layers/fused_attention.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/compat.h"
 
 namespace {
 
@@ -66,6 +68,17 @@ std::vector<NamedKernel> kernels() {
   };
   if (best != olv2::AttentionSimd::kNone) fused("fused_avx2", olv2::AttentionSimd::kAvx2);
   if (best == olv2::AttentionSimd::kAvx512) fused("fused_avx512", olv2::AttentionSimd::kAvx512);
+#if OLV2_TORCH_AT_LEAST(2, 1)
+  // PyTorch's own CPU kernel (flash attention for the CPU), the candidate the fused kernel is
+  // measured against; its dropout draws from LibTorch's generator.
+  all.push_back({"torch_sdpa", [](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                  const at::Tensor& mask, double p, bool training) {
+                   const at::Tensor attend =
+                       mask.logical_not().view({q.size(0), 1, 1, k.size(2)});
+                   return at::scaled_dot_product_attention(q, k, v, attend,
+                                                           training ? p : 0.0);
+                 }});
+#endif
   return all;
 }
 
