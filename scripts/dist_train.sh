@@ -4,12 +4,16 @@
 #   scripts/dist_train.sh CONFIG N [train_ds args...]
 #
 # runs `train_ds CONFIG --launcher pytorch [args...]` as ranks 0..N-1 of one node. The
-# launcher is the first of these that applies (DIST_LAUNCHER=torchrun|wrapper|self forces one):
+# launcher is the first of these that applies (DIST_LAUNCHER=torchrun|venv|wrapper|self forces
+# one). A torchrun's rendezvous store must speak the protocol of train_ds's LibTorch (a LibTorch
+# 2 client cannot talk to a torch 1.x store), so `train_ds --version` decides between 2 and 3:
 #   1. torchrun: a `torchrun` on PATH that can start one process (Debian's python3-torch
 #      installs one that cannot, see scripts/torchrun.py);
-#   2. wrapper: scripts/torchrun.py under /usr/bin/python3, when that imports
-#      torch.distributed.run;
-#   3. self: this script starts one child per rank with torchrun's environment (RANK,
+#   2. venv: the torchrun of the project's .venv (PyTorch 2.11), for a train_ds built against
+#      LibTorch 2;
+#   3. wrapper: scripts/torchrun.py under /usr/bin/python3 (Debian's torch 1.13), when that
+#      imports torch.distributed.run and train_ds is not built against LibTorch 2;
+#   4. self: this script starts one child per rank with torchrun's environment (RANK,
 #      WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), waits, and when a
 #      rank fails stops the others.
 #
@@ -62,14 +66,23 @@ torchrun_works() {
       --monitor_interval 0.1 --no_python true >/dev/null 2>&1
 }
 
+venv_works() {
+  [[ ${libtorch_major:-0} -ge 2 && -x $root/.venv/bin/torchrun ]]
+}
+
 wrapper_works() {
-  [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null
+  [[ ${libtorch_major:-0} -lt 2 && -x /usr/bin/python3 ]] &&
+    /usr/bin/python3 -c 'import torch.distributed.run' 2>/dev/null
 }
 
 launcher="${DIST_LAUNCHER:-}"
 if [[ -z $launcher ]]; then
+  libtorch_major="$(timeout 20 "$train_ds_path" --version 2>/dev/null |
+    sed -n 's/.*LibTorch \([0-9]*\)\..*/\1/p' | head -n 1 || true)"
   if torchrun_works; then
     launcher=torchrun
+  elif venv_works; then
+    launcher=venv
   elif wrapper_works; then
     launcher=wrapper
   else
@@ -82,10 +95,11 @@ torchrun_args=(--nproc_per_node "$nprocs" --master_addr 127.0.0.1 --master_port 
 echo "$0: $nprocs ranks via $launcher, MASTER_PORT=$port, OMP_NUM_THREADS=$OMP_NUM_THREADS" >&2
 case "$launcher" in
   torchrun) exec torchrun "${torchrun_args[@]}" ;;
+  venv) exec "$root/.venv/bin/torchrun" "${torchrun_args[@]}" ;;
   wrapper) exec /usr/bin/python3 "$root/scripts/torchrun.py" "${torchrun_args[@]}" ;;
   self) ;;
   *)
-    echo "$0: DIST_LAUNCHER must be torchrun, wrapper or self, not '$launcher'" >&2
+    echo "$0: DIST_LAUNCHER must be torchrun, venv, wrapper or self, not '$launcher'" >&2
     exit 2
     ;;
 esac

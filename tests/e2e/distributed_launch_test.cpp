@@ -254,6 +254,31 @@ TEST(DistTrainScript, PassesOverATorchrunThatCannotStartAProcess) {
                                    "cfg.yaml --launcher pytorch"));
 }
 
+// A train_ds built against LibTorch 2 is started by the .venv's torchrun (PyTorch 2.11), whose
+// store its ranks can join, not by Debian's.
+TEST(DistTrainScript, ALibTorch2TrainDsRunsUnderTheVenvsTorchrun) {
+  const std::string venv_torchrun = (test::source_dir() / ".venv/bin/torchrun").string();
+  if (!fs::exists(venv_torchrun)) {
+    if (test::running_in_ci()) FAIL() << venv_torchrun << " missing under CI";
+    GTEST_SKIP() << venv_torchrun << " missing (scripts/install_deps.sh)";
+  }
+  const fs::path dir = test::scratch_dir("bin");
+  const std::string train_ds = stand_in(
+      dir, "train_ds",
+      std::string("if [ \"$1\" = --version ]; then echo 'train_ds 0.1.0 (git x), LibTorch 2.11.0 "
+                  "(CPU only)'; exit 0; fi\n") +
+          kShowEnvironment);
+  const RankResult result = run_launcher(launcher(
+      {script("dist_train.sh"), "cfg.yaml", "2"}, {{"TRAIN_DS", train_ds}, {"PATH", "/usr/bin:/bin"}}));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  expect_contains(result.output, "2 ranks via venv");
+  for (int rank = 0; rank < 2; ++rank) {
+    expect_contains(result.output,
+                    environment_line(rank, reported_port(result.output), threads_per_rank_of_two(),
+                                     "cfg.yaml --launcher pytorch"));
+  }
+}
+
 TEST(DistTrainScript, ThroughTheTorchrunWrapperRanksGetTheSameEnvironment) {
   OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path dir = test::scratch_dir("bin");

@@ -376,7 +376,8 @@ TEST(DistributedTraining, FramesWithDifferentCountsNormaliseAsMmdetAcrossRanks) 
 }
 
 // The three ways users start ranks: the DeepSpeed launcher's form (--local_rank=N and
-// LOCAL_SIZE), torchrun (Debian's, through scripts/torchrun.py) and scripts/dist_train.sh.
+// LOCAL_SIZE), torchrun (that of the PyTorch whose LibTorch this build links) and
+// scripts/dist_train.sh.
 TEST(DistributedTraining, TheDeepSpeedLauncherFormTrains) {
   const fs::path work_dir = test::scratch_dir("deepspeed_form");
   std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
@@ -403,13 +404,12 @@ std::string launched_run(const fs::path& work_dir) {
          " --launcher pytorch";
 }
 
-TEST(DistributedTraining, TorchrunThroughTheDebianWrapperTrainsTwoRanks) {
-  OLV2_REQUIRE_TORCHRUN_MODULE();
+TEST(DistributedTraining, TorchrunTrainsTwoRanks) {
+  OLV2_REQUIRE_TORCHRUN();
   const fs::path work_dir = test::scratch_dir("torchrun");
   const auto result = test::run_command(
-      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 180 /usr/bin/python3 '" +
-      (test::source_dir() / "scripts/torchrun.py").string() +
-      "' --nproc_per_node 2 --master_port " + std::to_string(test::free_tcp_port()) +
+      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 180 " + test::torchrun_command() +
+      " --nproc_per_node 2 --master_port " + std::to_string(test::free_tcp_port()) +
       " --no_python '" + (test::bin_dir() / "train_ds").string() + "'" + launched_run(work_dir));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
@@ -435,7 +435,7 @@ TEST(DistributedTraining, DistTrainScriptTrainsTwoRanks) {
 // torchrun --max_restarts 1 with --resume-from auto: a rank killed mid-run takes its attempt
 // down; the restarted attempt resumes from latest.pth and finishes.
 TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
-  OLV2_REQUIRE_TORCHRUN_MODULE();
+  OLV2_REQUIRE_TORCHRUN();
   const fs::path work_dir = test::scratch_dir("restart");
   const std::string train_ds = (test::bin_dir() / "train_ds").string();
   const std::string args = quoted(
@@ -444,9 +444,8 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
                       "evaluation.before_train=false", "checkpoint_config.iter_interval=4",
                       "dist_params.timeout_s=5", "--no-validate", "--resume-from", "auto"}));
   const std::string script =
-      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 240 /usr/bin/python3 '" +
-      (test::source_dir() / "scripts/torchrun.py").string() +
-      "' --nproc_per_node 2 --max_restarts 1 --master_port " +
+      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 240 " + test::torchrun_command() +
+      " --nproc_per_node 2 --max_restarts 1 --master_port " +
       std::to_string(test::free_tcp_port()) + " --no_python '" + train_ds + "'" + args +
       " --launcher pytorch > '" + (work_dir / "torchrun.out").string() + "' 2>&1 &\n" +
       "torchrun=$!\n"

@@ -324,4 +324,18 @@ bool torchrun_module_available() {
   return available;
 }
 
+std::string torchrun_command() {
+  const std::string built = OLV2_BUILT_LIBTORCH;
+  if (built == "venv") return "'" + (source_dir() / ".venv/bin/torchrun").string() + "'";
+  if (built == "debian") {
+    return "/usr/bin/python3 '" + (source_dir() / "scripts/torchrun.py").string() + "'";
+  }
+  return "python3 -m torch.distributed.run";
+}
+
+bool torchrun_available() {
+  static const bool available = run_command(torchrun_command() + " --help").exit_status == 0;
+  return available;
+}
+
 }  // namespace olv2::test

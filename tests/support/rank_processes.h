@@ -97,9 +97,27 @@ class RankProcesses {
 // scripts/torchrun.py runs.
 bool torchrun_module_available();
 
+// The torchrun of the PyTorch whose LibTorch this build links, as the start of a shell
+// command: its rendezvous store must speak that LibTorch's protocol (a LibTorch 2 rank cannot
+// join a torch 1.x store). The .venv's for the default build; Debian's, through
+// scripts/torchrun.py, for the Debian build; `python3 -m torch.distributed.run` otherwise.
+std::string torchrun_command();
+
+// Whether torchrun_command() runs.
+bool torchrun_available();
+
 }  // namespace olv2::test
 
-// Skips (outside CI) or fails (under CI) the current test when torchrun cannot be run.
+// Skips (outside CI) or fails (under CI) the current test when this build's torchrun cannot
+// be run.
+#define OLV2_REQUIRE_TORCHRUN()                                                              \
+  if (!::olv2::test::torchrun_available()) {                                                 \
+    if (::olv2::test::running_in_ci()) FAIL() << "torchrun missing under CI";                \
+    GTEST_SKIP() << ::olv2::test::torchrun_command() << " cannot run (scripts/install_deps.sh)"; \
+  }
+
+// Skips (outside CI) or fails (under CI) the current test when Debian's torchrun cannot be
+// run.
 #define OLV2_REQUIRE_TORCHRUN_MODULE()                                                      \
   if (!::olv2::test::torchrun_module_available()) {                                         \
     if (::olv2::test::running_in_ci()) FAIL() << "python3-torch missing under CI";          \
