@@ -7,8 +7,6 @@
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "matmul_rate.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/device_description.h"
 #include "olv2/util/environment.h"
@@ -25,20 +24,12 @@
 
 namespace {
 
-constexpr int kWarmupRuns = 2;
-
 struct Arguments {
   std::optional<int64_t> n;
   int runs = 10;
   std::string dtypes;
   std::string device;  // empty: CUDA when available, else the CPU
   std::optional<int> threads;
-};
-
-struct DtypeResult {
-  std::string dtype;
-  std::optional<double> median_s;  // nullopt: unsupported
-  std::string unsupported_reason;
 };
 
 c10::ScalarType scalar_type(const std::string& name) {
@@ -59,43 +50,6 @@ std::vector<std::string> split_list(const std::string& text) {
   }
   if (items.empty()) throw olv2::input_error("--dtypes: expected a list such as fp16,fp32");
   return items;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
-}
-
-void synchronise(const c10::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize(device.index());
-}
-
-// The first line of a LibTorch error, which names the operator and the dtype it lacks.
-std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
-
-DtypeResult time_matmul(const std::string& dtype, int64_t n, int runs, const c10::Device& device) {
-  DtypeResult result{dtype, std::nullopt, ""};
-  const auto options = torch::TensorOptions().dtype(scalar_type(dtype)).device(device);
-  torch::NoGradGuard no_grad;
-  try {
-    const torch::Tensor a = torch::randn({n, n}, options);
-    const torch::Tensor b = torch::randn({n, n}, options);
-    for (int i = 0; i < kWarmupRuns; ++i) torch::matmul(a, b);
-    synchronise(device);
-    std::vector<double> seconds;
-    for (int i = 0; i < runs; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      const torch::Tensor c = torch::matmul(a, b);
-      synchronise(device);
-      seconds.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    result.median_s = median(seconds);
-  } catch (const c10::Error& error) {
-    result.unsupported_reason = first_line(error.what_without_backtrace());
-  }
-  return result;
 }
 
 c10::Device chosen_device(const std::string& name) {
@@ -127,8 +81,8 @@ int run(const Arguments& args) {
               description.memory_gib);
   std::printf("BLAS: %s\n", blas.c_str());
   if (!cuda) std::printf("threads: %d\n", at::get_num_threads());
-  std::printf("matmul %lld x %lld, median of %d runs (%d warm-up runs excluded)\n\n",
-              static_cast<long long>(n), static_cast<long long>(n), args.runs, kWarmupRuns);
+  std::printf("matmul %lld x %lld, median of %d runs (2 warm-up runs excluded)\n\n",
+              static_cast<long long>(n), static_cast<long long>(n), args.runs);
   std::printf("%-6s %12s %12s\n", "dtype", "median_ms", unit_name);
 
   nlohmann::ordered_json json;
@@ -141,14 +95,13 @@ int run(const Arguments& args) {
   json["n"] = n;
   json["runs"] = args.runs;
   json["results"] = nlohmann::ordered_json::array();
-  const double flop =
-      2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   for (const std::string& dtype : dtypes) {
-    const DtypeResult result = time_matmul(dtype, n, args.runs, device);
+    const olv2::bench::MatmulRate result =
+        olv2::bench::matmul_rate(scalar_type(dtype), n, args.runs, device);
     nlohmann::ordered_json entry;
     entry["dtype"] = dtype;
     if (result.median_s) {
-      const double rate = flop / *result.median_s / unit;
+      const double rate = result.flops_per_s / unit;
       std::printf("%-6s %12.3f %12.2f\n", dtype.c_str(), *result.median_s * 1e3, rate);
       entry["median_s"] = *result.median_s;
       entry[cuda ? "tflop_per_s" : "gflop_per_s"] = rate;

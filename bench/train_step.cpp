@@ -3,7 +3,9 @@
 // off; ResNet `with_cp` (each residual block recomputed); `with_cp` plus
 // `model.checkpoint: [extract_feat, img_view_transformer]`. BaselineLarge: off;
 // `model.checkpoint: [extract_feat, bev_constructor]`.
-// Each case runs in its own process, so its peak RSS is its own. Prints a table and a JSON line.
+// Each case runs in its own process, so its peak RSS is its own. Each also reports the step's
+// model FLOPs and the rate achieved as a share of a matrix product's rate in the same dtype on
+// the same threads (forward_flops.h, matmul_rate.h). Prints a table and a JSON line.
 //
 // With --input FIXTURE.pt --state-dict S.pt: the original benchmark's procedure instead
 // (`bench_original.py`, for side-by-side runs): that sample (resized by --scale as the
@@ -28,6 +30,8 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "forward_flops.h"
+#include "matmul_rate.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
@@ -47,6 +51,8 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+using olv2::bench::median_of;
 
 struct Case {
   std::string precision;      // fp32 or bf16
@@ -88,6 +94,34 @@ nlohmann::json large_block_summary() {
           {"reused", stats.reused},
           {"assembled", stats.assembled},
           {"mapped", stats.mapped}};
+}
+
+// The step's model FLOPs (3 x the forward's when training, the forward's when predicting; see
+// forward_flops.h) and the rate the step achieved, as a share of a 1024 x 1024 matrix
+// product's rate in the same dtype on the same threads (bench_tflops' measure).
+nlohmann::json flops_summary(olv2::DetectorImpl& model, const olv2::Batch& batch, bool train,
+                             const std::string& precision, double step_s) {
+  double forward_flops = 0.0;
+  {
+    torch::NoGradGuard no_grad;
+    std::optional<olv2::AutocastGuard> autocast;
+    if (precision == "bf16") autocast.emplace(c10::kCPU, olv2::AutocastState{true});
+    const olv2::bench::ForwardFlopCounter counter;
+    if (train) {
+      model.forward_train(batch);
+    } else {
+      model.predict(batch);
+    }
+    forward_flops = counter.flops();
+  }
+  const double model_flops = (train ? 3.0 : 1.0) * forward_flops;
+  const olv2::bench::MatmulRate peak = olv2::bench::matmul_rate(
+      precision == "bf16" ? torch::kBFloat16 : torch::kFloat, 1024, 5, c10::Device(c10::kCPU));
+  const double achieved = model_flops / step_s;
+  return {{"model_gflop", model_flops / 1e9},
+          {"achieved_gflop_per_s", achieved / 1e9},
+          {"matmul_peak_gflop_per_s", peak.flops_per_s / 1e9},
+          {"share_of_matmul_peak", peak.flops_per_s > 0.0 ? achieved / peak.flops_per_s : 0.0}};
 }
 
 olv2::Batch first_batch(const olv2::ConfigNode& config, const fs::path& root, int64_t samples) {
@@ -140,6 +174,8 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
   std::printf("%s\n", nlohmann::json{{"precision", c.precision},
                                      {"checkpointing", c.checkpointing},
                                      {"step_s", seconds},
+                                     {"flops", flops_summary(*model, batch, true, c.precision,
+                                                             seconds)},
                                      {"rss_before_mib", before_mib},
                                      {"peak_rss_mib", peak_resident_mib()},
                                      {"large_block_cache", large_block_summary()}}
@@ -160,12 +196,6 @@ struct FixtureRun {
   int threads = 2;
   int profile = 0;  // operators listed from one profiled step after the timed ones (0: none)
 };
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -260,6 +290,8 @@ int run_fixture(const FixtureRun& run) {
                                      {"min_s", *std::min_element(walls.begin(), walls.end())},
                                      {"max_s", *std::max_element(walls.begin(), walls.end())},
                                      {"split_median", split_median},
+                                     {"flops", flops_summary(*model, batch, train, run.precision,
+                                                             median_of(walls))},
                                      {"profile", profile},
                                      {"peak_rss_mib", peak_resident_mib()},
                                      {"large_block_cache", large_block_summary()}}
@@ -349,17 +381,19 @@ int main(int argc, char** argv) {
                                   std::to_string(steps) + " --threads " + std::to_string(threads);
     std::printf("%s, %lld samples per step, %d threads, %d timed steps per case\n",
                 config_file.c_str(), static_cast<long long>(samples), threads, steps);
-    std::printf("%-10s %-14s %10s %16s %14s\n", "precision", "checkpointing", "step s",
-                "RSS before MiB", "peak RSS MiB");
+    std::printf("%-10s %-14s %10s %16s %14s %10s %10s\n", "precision", "checkpointing", "step s",
+                "RSS before MiB", "peak RSS MiB", "GFLOP/s", "% of peak");
     nlohmann::json all = nlohmann::json::array();
     const std::string model_type =
         olv2::load_config_file(config_file).at("model").at("type").as_string();
     for (const std::string& with_checkpointing : checkpointings_of(model_type)) {
       for (const std::string& precision : kPrecisions) {
         const nlohmann::json result = run_child(self_args, {precision, with_checkpointing});
-        std::printf("%-10s %-14s %10.3f %16.0f %14.0f\n", precision.c_str(),
+        std::printf("%-10s %-14s %10.3f %16.0f %14.0f %10.1f %10.1f\n", precision.c_str(),
                     with_checkpointing.c_str(), result["step_s"].get<double>(),
-                    result["rss_before_mib"].get<double>(), result["peak_rss_mib"].get<double>());
+                    result["rss_before_mib"].get<double>(), result["peak_rss_mib"].get<double>(),
+                    result["flops"]["achieved_gflop_per_s"].get<double>(),
+                    100.0 * result["flops"]["share_of_matmul_peak"].get<double>());
         std::fflush(stdout);
         all.push_back(result);
       }
