@@ -1,5 +1,6 @@
 // Both models on a GPU against the same step on the CPU, fp32 with TF32 off: every loss term
-// and every parameter's gradient; then an fp16 autocast step against fp32 on the GPU.
+// and every parameter's gradient, on the golden fixtures' inputs; then an fp16 autocast step
+// against fp32 on the GPU.
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -101,46 +102,68 @@ void expect_fp16_close_to_fp32(const StepResult& fp16, const StepResult& fp32) {
   }
 }
 
+// The fixture's input with GT and the model of `config` (under configs/fixtures/) with the
+// weights seed 0 gives it: only the inputs travel to a GPU machine, not the fixture weights.
+template <typename Model, typename Options>
+std::shared_ptr<Model> seeded_model(const std::string& config,
+                                    Options (*options_from_config)(const ConfigNode&)) {
+  torch::manual_seed(0);
+  return std::make_shared<Model>(
+      options_from_config(load_config_file(source_dir() / "configs/fixtures" / config).at("model")));
+}
+
+Batch fixture_input(const std::filesystem::path& input_path) {
+  return fixture_batch(load_tensor_dict(input_path), /*with_gt=*/true);
+}
+
 TEST(ModelsOnCuda, BaselineLossesAndGradientsEqualTheCpu) {
   OLV2_REQUIRE_CUDA();
-  OLV2_REQUIRE_FIXTURE(json_path, "baseline_losses.json");
-  const ModelFixture fixture = read_model_fixture(json_path);
-  const Batch batch = fixture_batch(fixture.input, /*with_gt=*/true);
+  OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
+  const Batch batch = fixture_input(input_path);
   const NoTf32 no_tf32;
-  const StepResult cpu =
-      train_step(*fixture_model(fixture.losses, fixture.state), batch, c10::Device(c10::kCPU));
-  const StepResult gpu = train_step(*fixture_model(fixture.losses, fixture.state), batch, kGpu);
+  const auto model = [] {
+    return seeded_model<BaselineImpl>("baseline.yaml", baseline_options_from_config);
+  };
+  const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
+  const StepResult gpu = train_step(*model(), batch, kGpu);
   expect_same_step(gpu, cpu, 1e-4);
 }
 
 TEST(ModelsOnCuda, BaselineLargeLossesAndGradientsEqualTheCpu) {
   OLV2_REQUIRE_CUDA();
-  OLV2_REQUIRE_FIXTURE(json_path, "baseline_large_losses.json");
-  const ModelFixture fixture = read_model_fixture(json_path, "baseline_large_");
-  const Batch batch = fixture_batch(fixture.input, /*with_gt=*/true);
+  OLV2_REQUIRE_FIXTURE(input_path, "baseline_large_input.pt");
+  const Batch batch = fixture_input(input_path);
   const NoTf32 no_tf32;
-  const StepResult cpu =
-      train_step(*large_fixture_model(fixture.state), batch, c10::Device(c10::kCPU));
-  const StepResult gpu = train_step(*large_fixture_model(fixture.state), batch, kGpu);
+  const auto model = [] {
+    return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
+                                           baseline_large_options_from_config);
+  };
+  const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
+  const StepResult gpu = train_step(*model(), batch, kGpu);
   expect_same_step(gpu, cpu, 1e-4);
 }
 
 TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteAndCloseToFp32) {
   OLV2_REQUIRE_CUDA();
-  OLV2_REQUIRE_FIXTURE(json_path, "baseline_losses.json");
-  const ModelFixture fixture = read_model_fixture(json_path);
-  const Batch batch = fixture_batch(fixture.input, /*with_gt=*/true);
-  const StepResult fp32 = train_step(*fixture_model(fixture.losses, fixture.state), batch, kGpu);
-  const StepResult fp16 = train_step(*fixture_model(fixture.losses, fixture.state), batch, kGpu,
-                                     AutocastState{true, c10::ScalarType::Half});
+  OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
+  const Batch batch = fixture_input(input_path);
+  const auto model = [] {
+    return seeded_model<BaselineImpl>("baseline.yaml", baseline_options_from_config);
+  };
+  const StepResult fp32 = train_step(*model(), batch, kGpu);
+  const StepResult fp16 =
+      train_step(*model(), batch, kGpu, AutocastState{true, c10::ScalarType::Half});
   expect_fp16_close_to_fp32(fp16, fp32);
 
-  OLV2_REQUIRE_FIXTURE(large_path, "baseline_large_losses.json");
-  const ModelFixture large = read_model_fixture(large_path, "baseline_large_");
-  const Batch large_batch = fixture_batch(large.input, /*with_gt=*/true);
-  const StepResult large_fp32 = train_step(*large_fixture_model(large.state), large_batch, kGpu);
-  const StepResult large_fp16 = train_step(*large_fixture_model(large.state), large_batch, kGpu,
-                                           AutocastState{true, c10::ScalarType::Half});
+  OLV2_REQUIRE_FIXTURE(large_input_path, "baseline_large_input.pt");
+  const Batch large_batch = fixture_input(large_input_path);
+  const auto large_model = [] {
+    return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
+                                           baseline_large_options_from_config);
+  };
+  const StepResult large_fp32 = train_step(*large_model(), large_batch, kGpu);
+  const StepResult large_fp16 =
+      train_step(*large_model(), large_batch, kGpu, AutocastState{true, c10::ScalarType::Half});
   expect_fp16_close_to_fp32(large_fp16, large_fp32);
 }
 
