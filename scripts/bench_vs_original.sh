@@ -17,7 +17,10 @@
 # ../shared/reference/original beside this checkout), OLV2_ORIGINAL_DIR (where its setup.sh
 # extracted the original; setup.sh is run once when it has not been), OLV2_FIXTURES (default
 # ../shared/fixtures), BENCH (default build/bin/bench_train_step of this checkout; nothing is
-# built here).
+# built here), ORIGINAL_PYTHON (default /usr/bin/python3, Debian's torch 1.13; for the original
+# on PyTorch 2.11, a Python that sees Debian's packages and has torch 2.11.0 and torchvision
+# 0.26.0 of its own: `/usr/bin/python3 -m venv --system-site-packages V && V/bin/pip install
+# torch==2.11.0 && V/bin/pip install --no-deps torchvision==0.26.0`, then ORIGINAL_PYTHON=V/bin/python).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +28,7 @@ reference=${OLV2_REFERENCE_DIR:-$root/../shared/reference/original}
 fixtures=${OLV2_FIXTURES:-$root/../shared/fixtures}
 bench=${BENCH:-$root/build/bin/bench_train_step}
 original_dir=${OLV2_ORIGINAL_DIR:-/tmp/olv2-original}
+original_python=${ORIGINAL_PYTHON:-/usr/bin/python3}
 scales="1 2"
 threads=2
 mode=train
@@ -62,7 +66,7 @@ trap 'rm -f "$results"' EXIT
 for scale in $scales; do
   echo "scale $scale: the original ..." >&2
   OLV2_ORIGINAL_DIR=$original_dir OLV2_FIXTURES=$fixtures OMP_NUM_THREADS=$threads \
-    /usr/bin/python3 "$reference/bench_original.py" --mode "$mode" --threads "$threads" \
+    "$original_python" "$reference/bench_original.py" --mode "$mode" --threads "$threads" \
     --warmup "$warmup" --steps "$steps" --scale "$scale" | tail -n 1 >>"$results"
   echo "scale $scale: ours ..." >&2
   OMP_NUM_THREADS=$threads "$bench" --config "$config" --input "$fixtures/baseline_input.pt" \
