@@ -54,6 +54,14 @@ macro(olv2_find_libtorch)
   endif()
   message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
   olv2_hide_torch_bundled_headers()
+  # ProcessGroupNCCL's layout depends on nccl.h: the header of the NCCL the wheel loads (its
+  # nvidia-nccl package) goes before any CUDA toolkit's copy, which may be another version.
+  get_filename_component(olv2_wheel_nccl ${TORCH_INSTALL_PREFIX}/../nvidia/nccl/include ABSOLUTE)
+  if(TORCH_CUDA_LIBRARIES AND EXISTS ${olv2_wheel_nccl}/nccl.h)
+    get_target_property(olv2_torch_includes torch INTERFACE_INCLUDE_DIRECTORIES)
+    set_target_properties(torch PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+                          "${olv2_wheel_nccl};${olv2_torch_includes}")
+  endif()
   # PyTorch's wheels are built with a newer GCC whose libstdc++ pieces (std::filesystem among
   # them) they carry and export without symbol versions. Linked after them, the system's
   # libstdc++ would lose those symbols to LibTorch's copies, which crash when called from code
