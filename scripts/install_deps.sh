@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every build, test and runtime dependency: Debian 12 packages, and PyTorch 2.11.0 with
+# Installs every build, test and runtime dependency: Debian 12 packages (and the extra ones
+# named as arguments, for scripts that need more), and PyTorch 2.11.0 with
 # its CUDA libraries from the Python package index into the project's git-ignored virtual
 # environment (.venv), whose LibTorch is the one CMake builds against by default
 # (cmake/SelectLibTorch.cmake). Idempotent and non-interactive; run as root (or with sudo
@@ -29,6 +30,7 @@ packages=(
   libopenblas0-openmp
   g++-mingw-w64-x86-64-posix clang-14 libfuzzer-14-dev
   python3-venv python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166
+  "$@"
 )
 
 missing=()

@@ -52,21 +52,7 @@ if [ "$codename" != bookworm ] || [ "$(dpkg --print-architecture)" != amd64 ]; t
 fi
 
 # --- packages -------------------------------------------------------------------------------
-bash scripts/install_deps.sh
-extra=(patchelf dpkg-dev libjpeg62-turbo-dev libpng-dev zlib1g-dev)
-missing=()
-for package in "${extra[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
-    missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo_cmd=()
-  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-  say "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash scripts/install_deps.sh patchelf dpkg-dev libjpeg62-turbo-dev libpng-dev zlib1g-dev
 
 # --- OpenCV ---------------------------------------------------------------------------------
 opencv_version=$(dpkg-query -W -f='${source:Version}' libopencv-dev)

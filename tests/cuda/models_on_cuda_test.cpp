@@ -143,28 +143,28 @@ TEST(ModelsOnCuda, BaselineLargeLossesAndGradientsEqualTheCpu) {
   expect_same_step(gpu, cpu, 1e-4);
 }
 
+// An fp16 autocast step of `make_model()`'s model against fp32, both on the GPU.
+template <typename MakeModel>
+void expect_fp16_step_close_to_fp32(MakeModel make_model, const Batch& batch) {
+  const StepResult fp32 = train_step(*make_model(), batch, kGpu);
+  const StepResult fp16 =
+      train_step(*make_model(), batch, kGpu, AutocastState{true, c10::ScalarType::Half});
+  expect_fp16_close_to_fp32(fp16, fp32);
+}
+
 TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteAndCloseToFp32) {
   OLV2_REQUIRE_CUDA();
   OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
-  const Batch batch = fixture_input(input_path);
-  const auto model = [] {
-    return seeded_model<BaselineImpl>("baseline.yaml", baseline_options_from_config);
-  };
-  const StepResult fp32 = train_step(*model(), batch, kGpu);
-  const StepResult fp16 =
-      train_step(*model(), batch, kGpu, AutocastState{true, c10::ScalarType::Half});
-  expect_fp16_close_to_fp32(fp16, fp32);
-
   OLV2_REQUIRE_FIXTURE(large_input_path, "baseline_large_input.pt");
-  const Batch large_batch = fixture_input(large_input_path);
-  const auto large_model = [] {
-    return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
-                                           baseline_large_options_from_config);
-  };
-  const StepResult large_fp32 = train_step(*large_model(), large_batch, kGpu);
-  const StepResult large_fp16 =
-      train_step(*large_model(), large_batch, kGpu, AutocastState{true, c10::ScalarType::Half});
-  expect_fp16_close_to_fp32(large_fp16, large_fp32);
+  expect_fp16_step_close_to_fp32(
+      [] { return seeded_model<BaselineImpl>("baseline.yaml", baseline_options_from_config); },
+      fixture_input(input_path));
+  expect_fp16_step_close_to_fp32(
+      [] {
+        return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
+                                               baseline_large_options_from_config);
+      },
+      fixture_input(large_input_path));
 }
 
 }  // namespace
