@@ -1,9 +1,9 @@
 #include "olv2/util/cuda_device.h"
 
-#include <ATen/Context.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 #ifdef OLV2_WITH_CUDA
@@ -23,9 +23,14 @@ std::string cuda_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+// "major.minor.patch"; cuDNN 9 and NCCL pack the three parts differently.
+[[maybe_unused]] std::string dotted_version(uint64_t major, uint64_t minor, uint64_t patch) {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
 [[maybe_unused]] bool devices_hidden_on_purpose() {
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  return visible != nullptr && (std::string(visible).empty() || std::string(visible)[0] == '-');
+  return visible != nullptr && (visible[0] == '\0' || visible[0] == '-');
 }
 
 }  // namespace
@@ -40,16 +45,12 @@ CudaSetup cuda_setup() {
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
     setup.driver = cuda_version_text(driver);
   const long cudnn = at::detail::getCUDAHooks().versionCuDNN();
-  if (cudnn > 0) {
-    // cuDNN 9 encodes its version as 10000 * major + 100 * minor + patch.
-    setup.cudnn = std::to_string(cudnn / 10000) + "." + std::to_string((cudnn % 10000) / 100) +
-                  "." + std::to_string(cudnn % 100);
+  if (cudnn > 0) {  // 10000 * major + 100 * minor + patch
+    setup.cudnn = dotted_version(cudnn / 10000, (cudnn % 10000) / 100, cudnn % 100);
   }
   const std::uint64_t nccl = torch::cuda::nccl::version();
-  if (nccl > 0) {
-    // LibTorch packs NCCL's version as major << 32 | minor << 16 | patch.
-    setup.nccl = std::to_string(nccl >> 32) + "." + std::to_string((nccl >> 16) & 0xFFFF) + "." +
-                 std::to_string(nccl & 0xFFFF);
+  if (nccl > 0) {  // LibTorch's packing: major << 32 | minor << 16 | patch
+    setup.nccl = dotted_version(nccl >> 32, (nccl >> 16) & 0xFFFF, nccl & 0xFFFF);
   }
 #endif
   setup.visible_gpus = static_cast<int64_t>(torch::cuda::device_count());
