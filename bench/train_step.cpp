@@ -208,7 +208,7 @@ int run_fixture(const FixtureRun& run) {
   olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(run.state_dict)));
   const bool train = run.mode == "train";
   const olv2::Batch batch =
-      olv2::scale_fixture_sample(olv2::read_fixture_sample(run.input, train), run.scale);
+      olv2::scale_fixture_sample(olv2::read_fixture_batch(run.input, train), run.scale);
 
   std::map<std::string, double> split;  // one step's stages
   if (auto* baseline = dynamic_cast<olv2::BaselineImpl*>(model.get())) {

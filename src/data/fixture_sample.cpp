@@ -4,6 +4,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
@@ -31,37 +33,68 @@ const at::Tensor& require(const std::map<std::string, at::Tensor>& tensors, cons
 
 }  // namespace
 
-Batch read_fixture_sample(const std::filesystem::path& file, bool with_gt) {
+Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
+                         const std::vector<int64_t>& frames) {
   const auto t = read_tensors(file);
-  Batch batch;
-  batch.images = require(t, "img", file, 5).to(torch::kFloat);
-  batch.lidar2img = require(t, "lidar2img", file, 4);
-  batch.can_bus = t.count("can_bus") ? t.at("can_bus") : torch::zeros({batch.images.size(0), 18});
+  const at::Tensor images = require(t, "img", file, 5).to(torch::kFloat);
+  const at::Tensor lidar2img = require(t, "lidar2img", file, 4);
+  const at::Tensor can_bus =
+      t.count("can_bus") ? t.at("can_bus") : torch::zeros({images.size(0), 18}, torch::kDouble);
   const at::Tensor img_shape = require(t, "img_shape", file, 3).to(torch::kLong);
   const at::Tensor pad_shape = require(t, "pad_shape", file, 3).to(torch::kLong);
   const at::Tensor scale = require(t, "scale_factor", file, 2).to(torch::kFloat);
-  if (batch.images.size(0) != 1) throw input_error(file.string() + ": expected one sample (B = 1)");
-  ImageMeta meta;
-  meta.scene_token = file.stem().string();
-  meta.sample_idx = "0";
-  for (int64_t cam = 0; cam < img_shape.size(1); ++cam) {
-    meta.img_shape.push_back(std::array<int64_t, 3>{img_shape[0][cam][0].item<int64_t>(),
-                                                    img_shape[0][cam][1].item<int64_t>(),
-                                                    img_shape[0][cam][2].item<int64_t>()});
-    meta.pad_shape.push_back(std::array<int64_t, 3>{pad_shape[0][cam][0].item<int64_t>(),
-                                                    pad_shape[0][cam][1].item<int64_t>(),
-                                                    pad_shape[0][cam][2].item<int64_t>()});
+  const int64_t count = images.size(0);
+  for (const auto& [key, tensor] : {std::pair{"lidar2img", lidar2img}, {"can_bus", can_bus},
+                                    {"img_shape", img_shape}, {"pad_shape", pad_shape},
+                                    {"scale_factor", scale}}) {
+    if (tensor.size(0) != count) {
+      throw input_error(file.string() + ": key `" + key + "`: " + std::to_string(tensor.size(0)) +
+                        " frames, `img` has " + std::to_string(count));
+    }
   }
-  for (int64_t k = 0; k < 4; ++k) meta.scale_factor[k] = scale[0][k].item<float>();
-  batch.metas.push_back(meta);
-  batch.indices.push_back(0);
-  if (with_gt) {
-    batch.gt_lc = {require(t, "gt_lc", file, 2)};
-    batch.gt_lc_labels = {require(t, "gt_lc_labels", file, 1)};
-    batch.gt_te = {require(t, "gt_te", file, 2)};
-    batch.gt_te_labels = {require(t, "gt_te_labels", file, 1)};
-    batch.gt_topology_lclc = {require(t, "gt_topology_lclc", file, 2)};
-    batch.gt_topology_lcte = {require(t, "gt_topology_lcte", file, 2)};
+  std::vector<int64_t> selected = frames;
+  if (selected.empty()) {
+    for (int64_t b = 0; b < count; ++b) selected.push_back(b);
+  }
+  for (const int64_t b : selected) {
+    if (b < 0 || b >= count) {
+      throw input_error(file.string() + ": frame " + std::to_string(b) + " asked for, the file has " +
+                        std::to_string(count));
+    }
+  }
+  const at::Tensor index = torch::tensor(selected, torch::kLong);
+  Batch batch;
+  batch.images = images.index_select(0, index).contiguous();
+  batch.lidar2img = lidar2img.index_select(0, index).contiguous();
+  batch.can_bus = can_bus.index_select(0, index).contiguous();
+  const auto gt = [&](const std::string& key, int64_t b, int64_t dims) {
+    const std::string framed = key + "." + std::to_string(b);
+    if (count == 1 && !t.count(framed)) return require(t, key, file, dims);
+    return require(t, framed, file, dims);
+  };
+  for (const int64_t b : selected) {
+    ImageMeta meta;
+    meta.scene_token = file.stem().string();
+    meta.sample_idx = std::to_string(b);
+    for (int64_t cam = 0; cam < img_shape.size(1); ++cam) {
+      meta.img_shape.push_back(std::array<int64_t, 3>{img_shape[b][cam][0].item<int64_t>(),
+                                                      img_shape[b][cam][1].item<int64_t>(),
+                                                      img_shape[b][cam][2].item<int64_t>()});
+      meta.pad_shape.push_back(std::array<int64_t, 3>{pad_shape[b][cam][0].item<int64_t>(),
+                                                      pad_shape[b][cam][1].item<int64_t>(),
+                                                      pad_shape[b][cam][2].item<int64_t>()});
+    }
+    for (int64_t k = 0; k < 4; ++k) meta.scale_factor[k] = scale[b][k].item<float>();
+    batch.metas.push_back(meta);
+    batch.indices.push_back(b);
+    if (with_gt) {
+      batch.gt_lc.push_back(gt("gt_lc", b, 2));
+      batch.gt_lc_labels.push_back(gt("gt_lc_labels", b, 1));
+      batch.gt_te.push_back(gt("gt_te", b, 2));
+      batch.gt_te_labels.push_back(gt("gt_te_labels", b, 1));
+      batch.gt_topology_lclc.push_back(gt("gt_topology_lclc", b, 2));
+      batch.gt_topology_lcte.push_back(gt("gt_topology_lcte", b, 2));
+    }
   }
   return batch;
 }

@@ -1,16 +1,20 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 #include "olv2/data/batch.h"
 
 namespace olv2 {
 
-// One sample in the model fixtures' input format (a `.pt` dict: img [1, N, 3, H, W], lidar2img,
-// img_shape, pad_shape, scale_factor, optional can_bus, and gt_lc, gt_lc_labels, gt_te,
-// gt_te_labels, gt_topology_lclc, gt_topology_lcte when `with_gt`) as a batch of one. A
-// missing key or a tensor of the wrong rank is an input error naming the file and key.
-Batch read_fixture_sample(const std::filesystem::path& file, bool with_gt);
+// Frames in the model fixtures' input format (a `.pt` dict: img [B, N, 3, H, W], lidar2img,
+// img_shape, pad_shape, scale_factor, optional can_bus, and, when `with_gt`, each frame's
+// gt_lc, gt_lc_labels, gt_te, gt_te_labels, gt_topology_lclc, gt_topology_lcte as
+// `<key>.<b>`, or as `<key>` in a one-frame file) as one batch: the frames `frames` names, in
+// that order, or all of them when it is empty. A missing key, a tensor of the wrong rank or a
+// frame out of range is an input error naming the file and key.
+Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
+                         const std::vector<int64_t>& frames = {});
 
 // The resolution change of the original's benchmark (`bench_original.py --scale`): the valid
 // image region resized bilinearly (half-pixel centres) to `scale` times its size and padded to
