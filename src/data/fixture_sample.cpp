@@ -44,8 +44,10 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
   const at::Tensor pad_shape = require(t, "pad_shape", file, 3).to(torch::kLong);
   const at::Tensor scale = require(t, "scale_factor", file, 2).to(torch::kFloat);
   const int64_t count = images.size(0);
-  for (const auto& [key, tensor] : {std::pair{"lidar2img", lidar2img}, {"can_bus", can_bus},
-                                    {"img_shape", img_shape}, {"pad_shape", pad_shape},
+  for (const auto& [key, tensor] : {std::pair{"lidar2img", lidar2img},
+                                    {"can_bus", can_bus},
+                                    {"img_shape", img_shape},
+                                    {"pad_shape", pad_shape},
                                     {"scale_factor", scale}}) {
     if (tensor.size(0) != count) {
       throw input_error(file.string() + ": key `" + key + "`: " + std::to_string(tensor.size(0)) +
@@ -58,8 +60,8 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
   }
   for (const int64_t b : selected) {
     if (b < 0 || b >= count) {
-      throw input_error(file.string() + ": frame " + std::to_string(b) + " asked for, the file has " +
-                        std::to_string(count));
+      throw input_error(file.string() + ": frame " + std::to_string(b) +
+                        " asked for, the file has " + std::to_string(count));
     }
   }
   const at::Tensor index = torch::tensor(selected, torch::kLong);

@@ -54,14 +54,15 @@ GradientDifference compare_whole(const std::string& name, const at::Tensor& ours
 GradientDifference compare_summary(const std::string& name, const at::Tensor& ours,
                                    const at::Tensor& rows, const at::Tensor& index,
                                    const at::Tensor& sample, double zero_below) {
-  if (ours.dim() == 0) throw input_error("gradient `" + name + "`: a scalar, summarized in the reference");
+  if (ours.dim() == 0)
+    throw input_error("gradient `" + name + "`: a scalar, summarized in the reference");
   const at::Tensor our_rows = ours.to(torch::kDouble).reshape({ours.size(0), -1}).norm(2, {1});
   require_same_shape(name, our_rows, rows.sizes(), "dim 0 of");
   const at::Tensor flat = ours.reshape({-1});
   const at::Tensor positions = index.to(torch::kLong);
   if (positions.numel() != sample.numel() ||
-      (positions.numel() > 0 && (positions.min().item<int64_t>() < 0 ||
-                                 positions.max().item<int64_t>() >= flat.numel()))) {
+      (positions.numel() > 0 &&
+       (positions.min().item<int64_t>() < 0 || positions.max().item<int64_t>() >= flat.numel()))) {
     throw input_error("gradient `" + name + "`: the reference's sample indices do not fit " +
                       std::to_string(flat.numel()) + " elements");
   }
@@ -82,10 +83,14 @@ GradientDifference compare_summary(const std::string& name, const at::Tensor& ou
 
 int order_of(Kind kind) {
   switch (kind) {
-    case Kind::kCompared: return 0;
-    case Kind::kOnlyInReference: return 1;
-    case Kind::kOnlyInOurs: return 2;
-    case Kind::kZeroInReference: return 3;
+    case Kind::kCompared:
+      return 0;
+    case Kind::kOnlyInReference:
+      return 1;
+    case Kind::kOnlyInOurs:
+      return 2;
+    case Kind::kZeroInReference:
+      return 3;
   }
   return 4;
 }
@@ -130,7 +135,8 @@ std::vector<GradientDifference> compare_gradient_records(const NamedTensors& our
     if (rows.defined() && index.defined() && sample.defined()) {
       out.push_back(compare_summary(name, grad, rows, index, sample, zero_below));
     } else if (rows.defined() || index.defined() || sample.defined()) {
-      throw input_error("gradient `" + name + "`: the reference's summary needs `@rows`, "
+      throw input_error("gradient `" + name +
+                        "`: the reference's summary needs `@rows`, "
                         "`@index` and `@sample`");
     } else {
       GradientDifference d{name, Kind::kOnlyInOurs};
@@ -139,12 +145,13 @@ std::vector<GradientDifference> compare_gradient_records(const NamedTensors& our
     }
   }
   std::set<std::string> only_in_reference;
-  for (const auto& [key, tensor] : by_name) {
-    const std::string name = key.substr(0, key.find('@'));
+  for (const auto& entry : by_name) {
+    const std::string name = entry.first.substr(0, entry.first.find('@'));
     if (only_in_reference.insert(name).second) {
       GradientDifference d{name, Kind::kOnlyInReference};
-      d.reference_norm = norm_of(key.find('@') == std::string::npos ? tensor
-                                                                    : by_name.at(name + "@rows"));
+      const auto whole = by_name.find(name), rows = by_name.find(name + "@rows");
+      if (whole != by_name.end()) d.reference_norm = norm_of(whole->second);
+      if (rows != by_name.end()) d.reference_norm = norm_of(rows->second);
       out.push_back(d);
     }
   }
@@ -157,10 +164,14 @@ std::vector<GradientDifference> compare_gradient_records(const NamedTensors& our
 
 bool within_tolerance(const GradientDifference& difference, double tolerance) {
   switch (difference.kind) {
-    case Kind::kCompared: return difference.relative <= tolerance;
-    case Kind::kZeroInReference: return true;
-    case Kind::kOnlyInOurs: return difference.our_norm == 0.0;
-    case Kind::kOnlyInReference: return difference.reference_norm == 0.0;
+    case Kind::kCompared:
+      return difference.relative <= tolerance;
+    case Kind::kZeroInReference:
+      return true;
+    case Kind::kOnlyInOurs:
+      return difference.our_norm == 0.0;
+    case Kind::kOnlyInReference:
+      return difference.reference_norm == 0.0;
   }
   return false;
 }
@@ -170,8 +181,8 @@ std::string format_gradient_differences(const std::vector<GradientDifference>& d
   for (const auto& d : differences) width = std::max(width, d.name.size());
   std::ostringstream out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-*s  %12s  %12s  %12s\n", static_cast<int>(width),
-                "parameter", "relative L2", "|reference|", "|ours|");
+  std::snprintf(line, sizeof line, "%-*s  %12s  %12s  %12s\n", static_cast<int>(width), "parameter",
+                "relative L2", "|reference|", "|ours|");
   out << line;
   for (const auto& d : differences) {
     char relative[32];
@@ -179,9 +190,15 @@ std::string format_gradient_differences(const std::vector<GradientDifference>& d
       case Kind::kCompared:
         std::snprintf(relative, sizeof relative, "%.3e%s", d.relative, d.summarized ? "*" : "");
         break;
-      case Kind::kZeroInReference: std::snprintf(relative, sizeof relative, "zero in ref"); break;
-      case Kind::kOnlyInOurs: std::snprintf(relative, sizeof relative, "not in ref"); break;
-      case Kind::kOnlyInReference: std::snprintf(relative, sizeof relative, "no gradient"); break;
+      case Kind::kZeroInReference:
+        std::snprintf(relative, sizeof relative, "zero in ref");
+        break;
+      case Kind::kOnlyInOurs:
+        std::snprintf(relative, sizeof relative, "not in ref");
+        break;
+      case Kind::kOnlyInReference:
+        std::snprintf(relative, sizeof relative, "no gradient");
+        break;
     }
     std::snprintf(line, sizeof line, "%-*s  %12s  %12.5e  %12.5e\n", static_cast<int>(width),
                   d.name.c_str(), relative, d.reference_norm, d.our_norm);

@@ -15,11 +15,11 @@ NamedTensors gradient_record(const torch::nn::Module& module);
 // How one parameter's gradient compares with a reference record's.
 struct GradientDifference {
   enum class Kind {
-    kCompared,            // relative L2 difference, ||ours - reference|| / ||reference||
-    kZeroInReference,     // zero in the reference (at most 1e-6 of its largest gradient's
-                          // norm: float32 noise): no relative difference
-    kOnlyInOurs,          // the reference has no gradient for it
-    kOnlyInReference,     // we have no gradient for it
+    kCompared,         // relative L2 difference, ||ours - reference|| / ||reference||
+    kZeroInReference,  // zero in the reference (at most 1e-6 of its largest gradient's
+                       // norm: float32 noise): no relative difference
+    kOnlyInOurs,       // the reference has no gradient for it
+    kOnlyInReference,  // we have no gradient for it
   };
   std::string name;
   Kind kind = Kind::kCompared;

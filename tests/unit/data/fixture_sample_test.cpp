@@ -1,13 +1,101 @@
-// The original benchmark's resolution change of a fixture sample: the image grows by the
-// scale, the camera projection follows it, so a point in the ego frame lands on the scaled
-// pixel, and the traffic-element boxes scale with it.
+// Frames in the model fixtures' input format read as a batch, and the original benchmark's
+// resolution change of a fixture sample: the image grows by the scale, the camera projection
+// follows it, so a point in the ego frame lands on the scaled pixel, and the traffic-element
+// boxes scale with it.
 #include "olv2/data/fixture_sample.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <functional>
+#include <string>
+
+#include "olv2/util/error.h"
+#include "olv2/util/pth_file.h"
+#include "olv2/util/state_dict.h"
+#include "support/test_paths.h"
+
 namespace olv2 {
 namespace {
+
+namespace fs = std::filesystem;
+
+// Two frames of two cameras; frame b's images are all b, frame b has b + 1 lanes.
+NamedTensors two_frame_input() {
+  NamedTensors t = {
+      {"img", torch::arange(2.0).reshape({2, 1, 1, 1, 1}).expand({2, 2, 3, 8, 8}).contiguous()},
+      {"lidar2img", torch::eye(4, torch::kDouble).repeat({2, 2, 1, 1})},
+      {"img_shape", torch::tensor({6, 8, 3}).repeat({2, 2, 1})},
+      {"pad_shape", torch::tensor({8, 8, 3}).repeat({2, 2, 1})},
+      {"scale_factor", torch::ones({2, 4})},
+      {"can_bus", torch::arange(36.0, torch::kDouble).reshape({2, 18})}};
+  for (int64_t b = 0; b < 2; ++b) {
+    const std::string suffix = "." + std::to_string(b);
+    t.emplace_back("gt_lc" + suffix, torch::full({b + 1, 15}, static_cast<double>(b)));
+    t.emplace_back("gt_lc_labels" + suffix, torch::zeros({b + 1}, torch::kLong));
+    t.emplace_back("gt_te" + suffix, torch::ones({1, 4}));
+    t.emplace_back("gt_te_labels" + suffix, torch::zeros({1}, torch::kLong));
+    t.emplace_back("gt_topology_lclc" + suffix, torch::zeros({b + 1, b + 1}, torch::kChar));
+    t.emplace_back("gt_topology_lcte" + suffix, torch::zeros({b + 1, 1}, torch::kChar));
+  }
+  return t;
+}
+
+fs::path written(const NamedTensors& tensors, const fs::path& path) {
+  write_pth(path, to_pth_value(tensors));
+  return path;
+}
+
+TEST(FixtureBatch, ReadsEveryFrameOrTheChosenOnesInTheirOrder) {
+  const fs::path file = written(two_frame_input(), test::scratch_dir("fixture_batch") / "two.pt");
+  const Batch all = read_fixture_batch(file, /*with_gt=*/true);
+  ASSERT_EQ(all.size(), 2);
+  EXPECT_EQ(all.images.sizes(), (std::vector<int64_t>{2, 2, 3, 8, 8}));
+  EXPECT_EQ(all.gt_lc[1].size(0), 2);
+  EXPECT_EQ(all.metas[1].img_shape[0], (std::array<int64_t, 3>{6, 8, 3}));
+
+  const Batch second = read_fixture_batch(file, /*with_gt=*/true, {1});
+  ASSERT_EQ(second.size(), 1);
+  EXPECT_EQ(second.images.min().item<float>(), 1.0f);
+  EXPECT_EQ(second.can_bus[0][0].item<double>(), 18.0);
+  EXPECT_EQ(second.gt_lc[0].size(0), 2);
+  EXPECT_EQ(second.indices, std::vector<int64_t>{1});
+
+  const Batch reversed = read_fixture_batch(file, /*with_gt=*/false, {1, 0});
+  EXPECT_EQ(reversed.images[1].max().item<float>(), 0.0f);
+  EXPECT_FALSE(reversed.has_gt());
+}
+
+TEST(FixtureBatch, AFrameOutOfRangeOrMissingGroundTruthNamesTheFileAndKey) {
+  const fs::path dir = test::scratch_dir("fixture_batch_errors");
+  const fs::path file = written(two_frame_input(), dir / "two.pt");
+  const auto message = [](const std::function<void()>& read) {
+    try {
+      read();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] {
+              read_fixture_batch(file, true, {2});
+            }).find("two.pt: frame 2 asked for, the file has 2"),
+            std::string::npos);
+  NamedTensors without_gt = two_frame_input();
+  without_gt.pop_back();  // gt_topology_lcte.1
+  const fs::path partial = written(without_gt, dir / "partial.pt");
+  EXPECT_NE(message([&] {
+              read_fixture_batch(partial, true);
+            }).find("partial.pt: key `gt_topology_lcte.1` missing"),
+            std::string::npos);
+  EXPECT_NO_THROW(read_fixture_batch(partial, true, {0}));
+  NamedTensors short_can_bus = two_frame_input();
+  short_can_bus[5].second = torch::zeros({1, 18}, torch::kDouble);
+  EXPECT_NE(message([&] {
+              read_fixture_batch(written(short_can_bus, dir / "short.pt"), false);
+            }).find("key `can_bus`: 1 frames, `img` has 2"),
+            std::string::npos);
+}
 
 Batch scaled_sample_input() {
   Batch batch;

@@ -33,7 +33,8 @@ TEST(GradientRecord, RecordsEveryParameterWithAGradientUnderItsStateDictName) {
 
 TEST(GradientRecord, RelativeL2DifferencesComeWorstFirst) {
   const at::Tensor reference = torch::tensor({3.0, 4.0});  // norm 5
-  const NamedTensors ours = {{"a", torch::tensor({3.0, 4.5})}, {"b", torch::tensor({3.0, 4.0})},
+  const NamedTensors ours = {{"a", torch::tensor({3.0, 4.5})},
+                             {"b", torch::tensor({3.0, 4.0})},
                              {"c", torch::tensor({0.0, 4.0})}};
   const auto differences =
       compare_gradient_records(ours, {{"a", reference}, {"b", reference}, {"c", reference}});
@@ -113,9 +114,9 @@ TEST(GradientRecord, AShapeThatDisagreesIsAnInputErrorNamingTheTensor) {
     EXPECT_NE(std::string(e.what()).find("gradient `w`"), std::string::npos) << e.what();
   }
   try {
-    compare_gradient_records({{"w", torch::ones({2, 3})}},
-                             {{"w@rows", torch::ones({2})}, {"w@index", torch::tensor({9})},
-                              {"w@sample", torch::ones({1})}});
+    compare_gradient_records({{"w", torch::ones({2, 3})}}, {{"w@rows", torch::ones({2})},
+                                                            {"w@index", torch::tensor({9})},
+                                                            {"w@sample", torch::ones({1})}});
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("do not fit 6 elements"), std::string::npos) << e.what();
