@@ -1,25 +1,33 @@
-// probe_model: runs one sample (a `dict[str, Tensor]` in the model fixtures' input format)
-// through the model of a config with the weights of a state dict, and writes the losses and
-// matchings (train mode) or the decoded head outputs (test mode) as JSON.
+// probe_model: runs frames (a `dict[str, Tensor]` in the model fixtures' input format) through
+// the model of a config with the weights of a state dict, and writes the losses and matchings
+// (train mode) or the decoded head outputs (test mode) as JSON, or one training step's
+// gradients (grads mode) as a `.pt` record, optionally compared with a reference record.
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/data/batch.h"
 #include "olv2/data/fixture_sample.h"
+#include "olv2/engine/all_reduce_gradient_sync.h"
+#include "olv2/engine/launch_environment.h"
+#include "olv2/engine/process_group.h"
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/collective.h"
 #include "olv2/util/error.h"
+#include "olv2/util/gradient_record.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
 
@@ -36,6 +44,9 @@ struct Arguments {
   std::string mode = "train";
   bool dropout = false;
   uint64_t seed = 0;
+  std::string launcher = "none";
+  fs::path compare_with;
+  double tolerance = 1e-5;
 };
 
 nlohmann::ordered_json nested(const at::Tensor& tensor) {
@@ -120,7 +131,7 @@ nlohmann::ordered_json probe_baseline_large(olv2::BaselineLargeImpl& model,
   return out;
 }
 
-nlohmann::ordered_json probe(const Arguments& args) {
+std::shared_ptr<olv2::DetectorImpl> fixture_model(const Arguments& args) {
   olv2::ConfigNode config = olv2::load_config_file(args.config);
   const olv2::ConfigNode* model_section = config.find("model");
   if (model_section == nullptr) throw input_error(args.config.string() + ": no `model` section");
@@ -129,9 +140,13 @@ nlohmann::ordered_json probe(const Arguments& args) {
   if (olv2::ConfigNode* backbone = model_config.find("img_backbone")) backbone->erase("init_cfg");
   const std::shared_ptr<olv2::DetectorImpl> model = olv2::build_detector(model_config);
   olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(args.state_dict)));
+  return model;
+}
 
+nlohmann::ordered_json probe(const Arguments& args) {
+  const std::shared_ptr<olv2::DetectorImpl> model = fixture_model(args);
   const bool train = args.mode == "train";
-  const olv2::Batch batch = olv2::read_fixture_sample(args.input, train);
+  const olv2::Batch batch = olv2::read_fixture_batch(args.input, train);
   torch::manual_seed(args.seed);
   if (train) {
     model->train();
@@ -146,23 +161,82 @@ nlohmann::ordered_json probe(const Arguments& args) {
   throw input_error(args.config.string() + ": probe_model knows Baseline and BaselineLarge");
 }
 
+// One training step without the optimizer, as train_ds's first step computes it: the loss
+// terms summed, backward, and with several ranks (one frame each) the gradients averaged by
+// the engine's all-reduce. Rank 0 writes the record and compares it; returns the exit status.
+int probe_gradients(const Arguments& args) {
+  olv2::TrainOptions launch_options;
+  launch_options.launcher = args.launcher;
+  const olv2::LaunchEnvironment launch = olv2::launch_environment(launch_options);
+  std::shared_ptr<olv2::Collective> collective;
+  if (launch.distributed()) {
+    collective = std::make_shared<olv2::ProcessGroupCollective>(launch, olv2::DistributedOptions{},
+                                                                c10::Device(c10::kCPU));
+    olv2::install_process_collective(collective);
+  }
+  const std::shared_ptr<olv2::DetectorImpl> model = fixture_model(args);
+  std::vector<int64_t> frames;
+  if (launch.distributed()) frames.push_back(launch.rank);
+  const olv2::Batch batch = olv2::read_fixture_batch(args.input, /*with_gt=*/true, frames);
+  torch::manual_seed(args.seed);
+  model->train();
+  if (!args.dropout) model->set_dropout(0.0);
+  olv2::total_loss(model->forward_train(batch)).backward();
+  if (collective) {
+    std::vector<at::Tensor> params;
+    for (const at::Tensor& param : model->parameters()) params.push_back(param);
+    olv2::AllReduceGradientSync(*collective, olv2::DistributedOptions{}.bucket_cap_mb)
+        .synchronize(params, /*local_overflow=*/false);
+  }
+  int status = 0;
+  if (launch.rank == 0) {
+    const olv2::NamedTensors record = olv2::gradient_record(*model);
+    olv2::write_pth(args.out, olv2::to_pth_value(record));
+    if (!args.compare_with.empty()) {
+      const auto differences = olv2::compare_gradient_records(
+          record, olv2::tensors_of(olv2::read_pth(args.compare_with)));
+      std::cout << olv2::format_gradient_differences(differences);
+      size_t beyond = 0;
+      for (const auto& d : differences) beyond += olv2::within_tolerance(d, args.tolerance) ? 0 : 1;
+      std::cout << beyond << " of " << differences.size() << " gradients beyond " << args.tolerance
+                << " relative\n";
+      status = beyond == 0 ? 0 : 1;
+    }
+  }
+  if (collective) {
+    collective->barrier();
+    olv2::install_process_collective(nullptr);
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Run one sample through a model and write its losses or outputs as JSON"};
+  CLI::App app{"Run frames through a model: its losses, outputs or one step's gradients"};
   Arguments args;
   app.add_option("--config", args.config, "config file with a `model` section")->required();
   app.add_option("--state-dict", args.state_dict, "weights (.pt/.pth state dict)")->required();
   app.add_option("--input", args.input, "sample: dict of tensors (img, lidar2img, img_shape, ...)")
       ->required();
-  app.add_option("--out", args.out, "JSON file to write")->required();
-  app.add_option("--mode", args.mode, "train: losses and matchings; test: decoded outputs")
-      ->check(CLI::IsMember({"train", "test"}));
+  app.add_option("--out", args.out, "JSON file to write (grads mode: .pt record)")->required();
+  app.add_option("--mode", args.mode,
+                 "train: losses and matchings; test: decoded outputs; grads: one step's "
+                 "gradients (every frame of --input, or one frame a rank)")
+      ->check(CLI::IsMember({"train", "test", "grads"}));
+  app.add_option("--launcher", args.launcher,
+                 "grads mode: pytorch for one frame a rank under torchrun, gradients averaged")
+      ->check(CLI::IsMember({"none", "pytorch"}));
+  app.add_option("--compare-with", args.compare_with,
+                 "grads mode: a reference record (.pt); prints the differences worst first and "
+                 "exits 1 when one is beyond --tolerance");
+  app.add_option("--tolerance", args.tolerance, "grads mode: largest relative L2 difference");
   app.add_flag("--dropout", args.dropout, "keep the configured dropout in train mode");
   app.add_option("--seed", args.seed, "seed of the random number generator (dropout)");
   if (const auto status = olv2::parse_command_line(app, "probe_model", argc, argv)) return *status;
 
   return olv2::guarded_main("probe_model", [&] {
+    if (args.mode == "grads") return probe_gradients(args);
     const nlohmann::ordered_json out = probe(args);
     std::ofstream file(args.out);
     if (!file) throw input_error("--out " + args.out.string() + ": cannot open for writing");
