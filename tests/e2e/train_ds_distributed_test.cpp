@@ -151,7 +151,13 @@ void expect_same_first_step(const fs::path& single, const fs::path& multi,
 
 // 2 ranks × batch 1 against 1 rank × batch 2 on two frames with the same lane and traffic-element
 // counts: the same loss, gradient norm and weights; only rank 0 writes; validation before
-// training, sharded over the ranks, scores exactly as one process does.
+// training, sharded over the ranks, scores exactly as one process does. In the original the two
+// are equal only under these conditions: BatchNorm on running statistics (else each rank
+// normalises over its own frame's images) and the same number of matched lanes and of matched
+// traffic elements in both frames (a rank's classification losses divide by its own positives;
+// the box losses by the mean over the ranks and the topology losses by the fixed query count
+// come out the same). Other frames: distributed_gradients_test.cpp compares two ranks with
+// the original's two ranks.
 TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
   const fs::path meta_root = pair_meta_root();
   const fs::path single = test::scratch_dir("single_rank");
