@@ -1,25 +1,30 @@
 #include "olv2/engine/launch_environment.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
 namespace {
 
-const char* variable(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? value : nullptr;
+// A variable set to an empty value counts as unset, as in torchrun.
+std::optional<std::string> variable(const char* name) {
+  std::optional<std::string> value = platform::environment_variable(name);
+  if (value && value->empty()) return std::nullopt;
+  return value;
 }
 
 int64_t integer_variable(const char* name, int64_t fallback, int64_t min, int64_t max) {
-  const char* text = variable(name);
-  if (text == nullptr) return fallback;
+  const std::optional<std::string> text = variable(name);
+  if (!text) return fallback;
   char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || value < min || value > max) {
-    throw input_error("environment variable " + std::string(name) + "=" + text +
+  const long long value = std::strtoll(text->c_str(), &end, 10);
+  if (end == text->c_str() || *end != '\0' || value < min || value > max) {
+    throw input_error("environment variable " + std::string(name) + "=" + *text +
                       ": expected an integer in [" + std::to_string(min) + ", " +
                       std::to_string(max) + "]");
   }
@@ -40,7 +45,7 @@ LaunchEnvironment launch_environment(const TrainOptions& options) {
     env.local_rank = options.local_rank;
     return env;
   }
-  if (variable("RANK") == nullptr || variable("WORLD_SIZE") == nullptr) {
+  if (!variable("RANK") || !variable("WORLD_SIZE")) {
     throw input_error(
         "--launcher pytorch needs RANK and WORLD_SIZE in the environment (torchrun, the "
         "DeepSpeed launcher or scripts/dist_train.sh set them)");
@@ -51,7 +56,7 @@ LaunchEnvironment launch_environment(const TrainOptions& options) {
   env.local_rank = integer_variable("LOCAL_RANK", options.local_rank, 0, world_size - 1);
   env.local_world_size = integer_variable(
       "LOCAL_WORLD_SIZE", integer_variable("LOCAL_SIZE", world_size, 1, world_size), 1, world_size);
-  if (const char* addr = variable("MASTER_ADDR")) env.master_addr = addr;
+  if (const auto addr = variable("MASTER_ADDR")) env.master_addr = *addr;
   env.master_port = static_cast<int>(integer_variable("MASTER_PORT", 29500, 1, 65535));
   return env;
 }

@@ -14,6 +14,7 @@
 
 #include "olv2/util/error.h"
 #include "olv2/util/logging.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
@@ -26,13 +27,12 @@ constexpr milliseconds kHeartbeatPeriod{500};
 // torchrun's agent hosts the store itself and restarts the ranks in new attempts; each
 // attempt's keys live under their own prefix, as torch's env:// rendezvous keeps them.
 bool agent_hosts_store() {
-  const char* value = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
-  return value != nullptr && std::string(value) == "True";
+  return platform::environment_variable("TORCHELASTIC_USE_AGENT_STORE") == "True";
 }
 
 std::string attempt_prefix() {
-  const char* restart = std::getenv("TORCHELASTIC_RESTART_COUNT");
-  return std::string("/worker/attempt_") + (restart != nullptr ? restart : "0");
+  return "/worker/attempt_" +
+         platform::environment_variable("TORCHELASTIC_RESTART_COUNT").value_or("0");
 }
 
 std::string heartbeat_key(int64_t rank) {
@@ -53,8 +53,8 @@ c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnvironment& env, bool
 }
 
 std::shared_ptr<::gloo::transport::Device> gloo_device(const LaunchEnvironment& env) {
-  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME")) {
-    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  if (const auto interface = platform::environment_variable("GLOO_SOCKET_IFNAME")) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(*interface);
   }
   if (env.master_addr == "127.0.0.1" || env.master_addr == "localhost") {
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");

@@ -100,7 +100,7 @@ int run_train_command(const TrainOptions& options,
   }
   const EngineOptions engine = engine_options_from_config(config);
   const LaunchEnvironment launch = launch_environment(options);
-  set_thread_count(options.threads.value_or(engine.threads.value_or(default_thread_count())));
+  set_thread_count(options.threads.value_or(engine.threads.value_or(default_thread_count(launch.local_world_size))));
   const c10::Device device = select_training_device(launch.local_rank);
   if (options.deterministic) use_deterministic_algorithms(device);
   // --launcher pytorch always builds the process group, one rank included.

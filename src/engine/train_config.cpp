@@ -48,7 +48,7 @@ Schema train_config_schema() {
       .optional("fp16", fp16_schema())
       .optional("bf16", bf16_schema())
       .optional("ds", Schema::either(Schema::string(), ds_inline).nullable())
-      .optional("threads", Schema::integer().range(1, 4096));
+      .optional("threads", Schema::integer().range(1, 4096).nullable());
   return schema;
 }
 

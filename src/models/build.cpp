@@ -10,6 +10,7 @@
 #include "olv2/models/build_parts.h"
 #include "olv2/models/model_schema.h"
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
 
@@ -187,12 +188,15 @@ std::string add_extra_convs_from_config(const ConfigNode& fpn) {
 namespace {
 
 std::filesystem::path torch_home() {
-  if (const char* home = std::getenv("TORCH_HOME"); home != nullptr && *home != '\0') return home;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
+  const auto set = [](const char* name) {
+    return platform::environment_variable(name).value_or("");
+  };
+  if (const std::string home = set("TORCH_HOME"); !home.empty()) return home;
+  if (const std::string cache = set("XDG_CACHE_HOME"); !cache.empty()) {
     return std::filesystem::path(cache) / "torch";
   }
-  const char* user_home = std::getenv("HOME");
-  return std::filesystem::path(user_home != nullptr ? user_home : ".") / ".cache" / "torch";
+  const std::string user_home = set("HOME");
+  return std::filesystem::path(user_home.empty() ? "." : user_home) / ".cache" / "torch";
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #endif
 
 #include "olv2/util/error.h"
+#include "olv2/util/platform.h"
 
 namespace olv2 {
 
@@ -29,8 +30,8 @@ std::string cuda_version_text(int version) {
 }
 
 [[maybe_unused]] bool devices_hidden_on_purpose() {
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  return visible != nullptr && (visible[0] == '\0' || visible[0] == '-');
+  const std::optional<std::string> visible = platform::environment_variable("CUDA_VISIBLE_DEVICES");
+  return visible && (visible->empty() || visible->front() == '-');
 }
 
 }  // namespace
@@ -40,7 +41,8 @@ CudaSetup cuda_setup() {
 #ifdef OLV2_WITH_CUDA
   setup.built_with_cuda = true;
   int runtime = 0;
-  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) setup.cuda_runtime = cuda_version_text(runtime);
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    setup.cuda_runtime = cuda_version_text(runtime);
   int driver = 0;  // 0 when no driver is installed
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0)
     setup.driver = cuda_version_text(driver);

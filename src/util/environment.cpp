@@ -23,7 +23,8 @@ std::string loaded_blas_library() {
   const std::string config = at::show_config();
   const size_t key = config.find("BLAS_INFO=");
   const std::string blas_info =
-      key == std::string::npos ? "" : config.substr(key + 10, config.find(',', key + 10) - key - 10);
+      key == std::string::npos ? ""
+                               : config.substr(key + 10, config.find(',', key + 10) - key - 10);
   // PyTorch's own builds link MKL statically: their matrix products never reach the system
   // BLAS, which other libraries (OpenCV's LAPACK) may still map into the process.
   if (blas_info == "mkl") return "MKL, built into LibTorch (BLAS_INFO=mkl)";

@@ -19,9 +19,8 @@ struct FaultPlan {
 };
 
 FaultPlan read_plan() {
-  const char* value = std::getenv("OLV2_FAULT");
-  if (value == nullptr || *value == '\0') return {};
-  const std::string text = value;
+  const std::string text = platform::environment_variable("OLV2_FAULT").value_or("");
+  if (text.empty()) return {};
   const size_t colon = text.find(':');
   FaultPlan plan;
   try {

@@ -99,8 +99,7 @@ class LargeBlockMatAllocator final : public cv::MatAllocator {
 void install_large_block_allocator() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* setting = std::getenv("OLV2_LARGE_BLOCK_CACHE");
-    if (setting != nullptr && std::string(setting) == "0") return;
+    if (platform::environment_variable("OLV2_LARGE_BLOCK_CACHE") == "0") return;
     tensor_fallback = c10::GetDefaultCPUAllocator();
     // Never destroyed, as the cache.
     c10::SetCPUAllocator(new LargeBlockTensorAllocator);

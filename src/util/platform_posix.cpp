@@ -154,6 +154,12 @@ std::tm local_time(std::time_t time) {
   return local;
 }
 
+std::optional<std::string> environment_variable(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
 void set_environment_default(const std::string& name, const std::string& value) {
   ::setenv(name.c_str(), value.c_str(), /*overwrite=*/0);
 }

@@ -3,7 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstdint>
 #include <string>
 
 #include "olv2/util/error.h"
@@ -13,16 +13,8 @@ namespace olv2 {
 
 int available_cores() { return platform::usable_cpu_count(); }
 
-int default_thread_count() {
-  int local_world = 1;
-  if (const char* env = std::getenv("LOCAL_WORLD_SIZE"); env != nullptr && *env != '\0') {
-    try {
-      local_world = std::max(1, std::stoi(env));
-    } catch (const std::exception&) {
-      throw input_error(std::string("LOCAL_WORLD_SIZE=") + env + ": expected a positive integer");
-    }
-  }
-  return std::max(1, available_cores() / local_world);
+int default_thread_count(int64_t local_world_size) {
+  return std::max(1, available_cores() / static_cast<int>(std::max<int64_t>(1, local_world_size)));
 }
 
 void set_thread_count(int threads) {

@@ -9,6 +9,7 @@
 
 #include "olv2/util/pth_file.h"
 #include "olv2/util/state_dict.h"
+#include "olv2/util/threads.h"
 #include "support/frame_pairs.h"
 #include "support/json_log_records.h"
 #include "support/rank_processes.h"
@@ -387,7 +388,9 @@ TEST(DistributedTraining, FramesWithDifferentCountsNormaliseAsMmdetAcrossRanks) 
 TEST(DistributedTraining, TheDeepSpeedLauncherFormTrains) {
   const fs::path work_dir = test::scratch_dir("deepspeed_form");
   std::vector<std::string> command = {(test::bin_dir() / "train_ds").string()};
-  for (const std::string& arg : tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"}))
+  // No `threads` in the config: each rank takes its share of the cores by LOCAL_SIZE.
+  for (const std::string& arg :
+       tiny_arguments(work_dir, pair_meta_root(), {"threads=null", "--no-validate"}))
     command.push_back(arg);
   command.push_back("--launcher");
   command.push_back("pytorch");
@@ -402,6 +405,9 @@ TEST(DistributedTraining, TheDeepSpeedLauncherFormTrains) {
     EXPECT_EQ(results[rank].exit_status, 0) << results[rank].output;
   EXPECT_NE(results[0].output.find("world size: 2\nrank: 0\n"), std::string::npos)
       << results[0].output;
+  const std::string threads =
+      "intra-op threads: " + std::to_string(std::max(1, available_cores() / 2));
+  EXPECT_NE(results[0].output.find(threads + "\n"), std::string::npos) << results[0].output;
   EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace olv2::platform {
@@ -57,6 +58,10 @@ std::string loaded_library_containing(const std::string& fragment);
 
 // `time` in the local time zone (thread-safe).
 std::tm local_time(std::time_t time);
+
+// The value of an environment variable of this process, or nothing when it is not set. Every
+// read of the environment goes through here.
+std::optional<std::string> environment_variable(const std::string& name);
 
 // Sets an environment variable of this process unless it is already set.
 void set_environment_default(const std::string& name, const std::string& value);
