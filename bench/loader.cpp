@@ -15,6 +15,7 @@
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
+#include "olv2/util/allocator_tuning.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 
@@ -102,6 +103,7 @@ Cost loader_cost(const olv2::OpenLaneV2Dataset& dataset, int64_t workers, int re
 }  // namespace
 
 int main(int argc, char** argv) {
+  olv2::install_memory_reusing_allocators();  // as train_ds
   CLI::App app{"Train-pipeline cost per sample at full resolution (decode vs the rest)"};
   std::string data_root;
   std::string config_file = "configs/baseline.yaml";

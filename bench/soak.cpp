@@ -142,7 +142,7 @@ int run(const Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  olv2::keep_freed_memory_for_reuse();  // as train_ds
+  olv2::install_memory_reusing_allocators();  // as train_ds
   CLI::App app{"Soak: resident memory, descriptors and threads over a long tiny training run"};
   Arguments args;
   app.add_option("--steps", args.steps, "optimizer steps (a multiple of 4; default 1000)")

@@ -316,7 +316,7 @@ nlohmann::json run_child(const std::string& self_args, const Case& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  olv2::keep_freed_memory_for_reuse();  // as train_ds
+  olv2::install_memory_reusing_allocators();  // as train_ds
   CLI::App app{"Training-step time and peak RSS by precision and activation checkpointing"};
   std::string config_file = "configs/demo.yaml";
   std::string data_root;

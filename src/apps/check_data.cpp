@@ -10,6 +10,7 @@
 #include "olv2/data/frame_reader.h"
 #include "olv2/data/pipeline.h"
 #include "olv2/data/sample_dump.h"
+#include "olv2/util/allocator_tuning.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth_file.h"
@@ -82,6 +83,7 @@ int run(const Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  olv2::install_memory_reusing_allocators();
   Arguments args;
   CLI::App app{
       "Checks an OpenLane-V2 dataset: reads every frame and image the way training does "

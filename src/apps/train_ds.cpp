@@ -5,7 +5,7 @@
 #include "olv2/util/app_main.h"
 
 int main(int argc, char** argv) {
-  olv2::keep_freed_memory_for_reuse();
+  olv2::install_memory_reusing_allocators();
   return olv2::guarded_main("train_ds", [&] {
     const auto options = olv2::parse_train_options(argc, argv);
     return options ? olv2::run_train_command(*options) : 0;

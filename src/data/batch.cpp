@@ -10,7 +10,7 @@ namespace olv2 {
 namespace {
 
 // The batch tensor itself when the loader had every sample's images written into consecutive
-// slices of one (image_destination.h); undefined otherwise.
+// slices of one (SampleSource's images_into); undefined otherwise.
 at::Tensor batch_holding_images(const std::vector<Sample>& samples) {
   const at::Tensor& first = samples[0].img;
   for (size_t k = 0; k < samples.size(); ++k) {

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "olv2/data/dataset.h"
-#include "olv2/data/image_destination.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -60,8 +59,8 @@ DataLoader::DataLoader(SampleSource source, std::shared_ptr<Sampler> sampler,
 DataLoader::DataLoader(const OpenLaneV2Dataset& dataset, std::shared_ptr<Sampler> sampler,
                        DataLoaderOptions options)
     : DataLoader(
-          [&dataset](int64_t index, int64_t epoch) {
-            return dataset.try_get(static_cast<size_t>(index), epoch);
+          [&dataset](int64_t index, int64_t epoch, const at::Tensor& images_into) {
+            return dataset.try_get(static_cast<size_t>(index), epoch, images_into);
           },
           std::move(sampler), options,
           [&dataset](int64_t index) {
@@ -149,9 +148,9 @@ std::optional<Batch> DataLoader::load_batch(int64_t batch_number) const {
     }
     const int64_t index = order_[position];
     try {
-      const ImageDestinationScope destination(
-          images.defined() ? images[static_cast<int64_t>(position - begin)] : at::Tensor());
-      std::optional<Sample> sample = source_(index, epoch_);
+      std::optional<Sample> sample =
+          source_(index, epoch_,
+                  images.defined() ? images[static_cast<int64_t>(position - begin)] : at::Tensor());
       if (sample) {
         samples.push_back(std::move(*sample));
       }

@@ -10,14 +10,16 @@ Pipeline::Pipeline(std::vector<std::shared_ptr<const Transform>> transforms)
     : transforms_(std::move(transforms)) {}
 
 PipelineData Pipeline::run_data(const Frame& frame, const std::string& data_root,
-                                std::mt19937_64& rng) const {
+                                std::mt19937_64& rng, at::Tensor images_into) const {
   PipelineData data = make_pipeline_data(frame, data_root);
+  data.images_into = std::move(images_into);
   for (const auto& transform : transforms_) transform->apply(data, rng);
   return data;
 }
 
-Sample Pipeline::run(const Frame& frame, const std::string& data_root, std::mt19937_64& rng) const {
-  PipelineData data = run_data(frame, data_root, rng);
+Sample Pipeline::run(const Frame& frame, const std::string& data_root, std::mt19937_64& rng,
+                     at::Tensor images_into) const {
+  PipelineData data = run_data(frame, data_root, rng, std::move(images_into));
   if (!data.formatted) {
     throw input_error("pipeline: it must end with CustomDefaultFormatBundle and Collect");
   }

@@ -4,13 +4,12 @@
 
 #include <cmath>
 
+#include "olv2/data/camera_matrices.h"
 #include "olv2/util/error.h"
 #include "olv2/util/math_constants.h"
 
 namespace olv2 {
 namespace {
-
-using Matrix3d = std::array<double, 9>;
 
 Matrix3d inverse3(const Matrix3d& m) {
   const double c00 = m[4] * m[8] - m[5] * m[7];
@@ -21,39 +20,6 @@ Matrix3d inverse3(const Matrix3d& m) {
   return {c00 * inv, (m[2] * m[7] - m[1] * m[8]) * inv, (m[1] * m[5] - m[2] * m[4]) * inv,
           c01 * inv, (m[0] * m[8] - m[2] * m[6]) * inv, (m[2] * m[3] - m[0] * m[5]) * inv,
           c02 * inv, (m[1] * m[6] - m[0] * m[7]) * inv, (m[0] * m[4] - m[1] * m[3]) * inv};
-}
-
-Matrix4d multiply4(const Matrix4d& a, const Matrix4d& b) {
-  Matrix4d out{};
-  for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) {
-      double sum = 0.0;
-      for (int k = 0; k < 4; ++k) sum += a[r * 4 + k] * b[k * 4 + c];
-      out[r * 4 + c] = sum;
-    }
-  return out;
-}
-
-Matrix4d embed_intrinsic(const Matrix3d& K) {
-  Matrix4d out{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) out[r * 4 + c] = K[r * 3 + c];
-  return out;
-}
-
-// Ego->camera as a column-vector 4x4: [[R^-1, -R^-1 t], [0, 1]] (the original
-// inverts R).
-Matrix4d ego_to_camera(const Matrix3d& R_inv, const std::array<double, 3>& t) {
-  Matrix4d out{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-  for (int r = 0; r < 3; ++r) {
-    double shift = 0.0;
-    for (int c = 0; c < 3; ++c) {
-      out[r * 4 + c] = R_inv[r * 3 + c];
-      shift += t[c] * R_inv[r * 3 + c];
-    }
-    out[r * 4 + 3] = -shift;
-  }
-  return out;
 }
 
 // pyquaternion's Quaternion._from_matrix: a trace method on m = R^T, with its

@@ -58,7 +58,7 @@ TEST(LossScalerOnCuda, AnInfGradientSkipsTheStepAndHalvesTheScale) {
   EXPECT_FALSE(torch::equal(layer->weight.detach(), weight_before));
 }
 
-Sample numbered_sample(int64_t index, int64_t /*epoch*/) {
+Sample numbered_sample(int64_t index, int64_t /*epoch*/, const at::Tensor& /*images_into*/) {
   Sample sample;
   sample.index = index;
   sample.img = torch::arange(2 * 3 * 4 * 5, torch::kFloat).view({2, 3, 4, 5}) + index;
@@ -102,9 +102,8 @@ at::Tensor reference_attention(const at::Tensor& q, const at::Tensor& k, const a
   const at::Tensor qd = q.cpu().to(at::kDouble), kd = k.cpu().to(at::kDouble),
                    vd = v.cpu().to(at::kDouble);
   at::Tensor scores = torch::matmul(qd, kd.transpose(-2, -1)) / std::sqrt(double(q.size(-1)));
-  scores = scores.masked_fill(
-      key_padding_mask.cpu().view({q.size(0), 1, 1, k.size(2)}),
-      -std::numeric_limits<double>::infinity());
+  scores = scores.masked_fill(key_padding_mask.cpu().view({q.size(0), 1, 1, k.size(2)}),
+                              -std::numeric_limits<double>::infinity());
   return torch::matmul(torch::softmax(scores, -1), vd);
 }
 
@@ -127,11 +126,10 @@ TEST(AttentionOnCuda, ScaledDotProductAttentionEqualsTheMaterialisedWeights) {
   const at::Tensor qd = q.detach().cpu().to(at::kDouble).requires_grad_(),
                    kd = k.detach().cpu().to(at::kDouble).requires_grad_(),
                    vd = v.detach().cpu().to(at::kDouble).requires_grad_();
-  const auto expected_grads = torch::autograd::grad(
-      {reference_attention(qd, kd, vd, mask)}, {qd, kd, vd}, {grad_out.cpu().to(at::kDouble)});
+  const auto expected_grads = torch::autograd::grad({reference_attention(qd, kd, vd, mask)},
+                                                    {qd, kd, vd}, {grad_out.cpu().to(at::kDouble)});
   for (size_t i = 0; i < 3; ++i) {
-    EXPECT_LT((grads[i].cpu().to(at::kDouble) - expected_grads[i]).abs().max().item<double>(),
-              1e-4)
+    EXPECT_LT((grads[i].cpu().to(at::kDouble) - expected_grads[i]).abs().max().item<double>(), 1e-4)
         << "input " << i;
   }
 }

@@ -1,4 +1,6 @@
 #pragma once
+#include <c10/core/Device.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -11,8 +13,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <c10/core/Device.h>
 
 #include "olv2/data/batch.h"
 #include "olv2/data/sample.h"
@@ -37,7 +37,11 @@ struct DataLoaderOptions {
 
 // Produces the sample of dataset index `index` for `epoch`; nullopt skips it (a bad frame
 // under skip_bad_frames). Must be thread-safe and depend only on (index, epoch).
-using SampleSource = std::function<std::optional<Sample>(int64_t index, int64_t epoch)>;
+// `images_into` is the sample's slice of the batch's image tensor once the loader knows the
+// batch's image size (from its second batch on), else undefined: a source may write the
+// sample's images there (then collate copies nothing) or ignore it.
+using SampleSource = std::function<std::optional<Sample>(int64_t index, int64_t epoch,
+                                                         const at::Tensor& images_into)>;
 // Names dataset index `index` in error messages (e.g. its frame file).
 using SampleNamer = std::function<std::string(int64_t index)>;
 

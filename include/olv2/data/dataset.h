@@ -26,11 +26,13 @@ class OpenLaneV2Dataset {
   const DatasetOptions& options() const { return options_; }
 
   // Frame `index` through the pipeline; errors (olv2::Error) name the file at
-  // fault.
-  Sample get(size_t index, int64_t epoch) const;
+  // fault. `images_into`: where the images go when the sizes match
+  // (PipelineData::images_into).
+  Sample get(size_t index, int64_t epoch, const at::Tensor& images_into = {}) const;
   // As get(), but with skip_bad_frames a bad frame logs a warning, counts in
   // skipped() and gives nullopt; without it, errors propagate.
-  std::optional<Sample> try_get(size_t index, int64_t epoch) const;
+  std::optional<Sample> try_get(size_t index, int64_t epoch,
+                                const at::Tensor& images_into = {}) const;
   int64_t skipped() const { return skipped_.load(); }
 
  private:

@@ -20,12 +20,14 @@ class Pipeline {
 
   // Runs every transform on `frame` (whose image paths are relative to
   // `data_root`) and returns the collected sample. Errors name the frame or
-  // image at fault.
-  Sample run(const Frame& frame, const std::string& data_root, std::mt19937_64& rng) const;
+  // image at fault. `images_into`, when defined, is where the format bundle
+  // writes the sample's images if the sizes match (PipelineData::images_into).
+  Sample run(const Frame& frame, const std::string& data_root, std::mt19937_64& rng,
+             at::Tensor images_into = {}) const;
   // Runs the transforms and returns the intermediate data (for inspection and
   // tests).
-  PipelineData run_data(const Frame& frame, const std::string& data_root,
-                        std::mt19937_64& rng) const;
+  PipelineData run_data(const Frame& frame, const std::string& data_root, std::mt19937_64& rng,
+                        at::Tensor images_into = {}) const;
 
   std::vector<std::string> types() const;
   bool empty() const { return transforms_.empty(); }

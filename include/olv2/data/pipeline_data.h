@@ -5,13 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "olv2/data/camera_matrices.h"
 #include "olv2/data/frame.h"
 #include "olv2/data/sample.h"
 
 namespace olv2 {
-
-// A row-major 4x4 float64 matrix.
-using Matrix4d = std::array<double, 16>;
 
 // What the transforms pass along (the original's `results` dict): built from a
 // Frame as the original dataset's get_data_info / get_ann_info do, then changed
@@ -40,6 +38,10 @@ struct PipelineData {
   // Channel permutation drawn by the photometric distortion, applied by the
   // format bundle: output channel c takes input channel channel_order[c].
   std::vector<std::array<int, 3>> channel_order;
+  // Where the format bundle writes the images when it is a float tensor of their
+  // [N_cam, 3, H, W]: the loader's slice of the batch it assembles, so that
+  // collate copies nothing. Undefined, or other sizes: a new tensor.
+  at::Tensor images_into;
 
   // Geometry (float64), per camera.
   std::vector<Matrix4d> lidar2img;

@@ -11,7 +11,8 @@ namespace olv2 {
 // trimmed only beyond 1 GiB free, unless the user's GLIBC_TUNABLES sets any glibc.malloc
 // tunable (then glibc is left as the user set it). Serving the large blocks from the heap too
 // fragments it: at full resolution a training step then peaks at 13.5-18 GB instead of 7.4 GB
-// (BENCHMARKS.md). Idempotent.
-void keep_freed_memory_for_reuse();
+// (BENCHMARKS.md). Process-wide: a program's `main` calls it before it allocates (domain
+// objects never do). Idempotent.
+void install_memory_reusing_allocators();
 
 }  // namespace olv2

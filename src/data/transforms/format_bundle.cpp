@@ -5,7 +5,6 @@
 #include <cstring>
 #include <opencv2/core.hpp>
 
-#include "olv2/data/image_destination.h"
 #include "olv2/data/transforms/image_state.h"
 #include "olv2/util/error.h"
 
@@ -61,7 +60,11 @@ void FormatBundle::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   }
   const int64_t Hp = target[0][0];
   const int64_t Wp = target[0][1];
-  at::Tensor img = image_destination({n, 3, Hp, Wp});  // [N_cam, 3, H, W]
+  const std::vector<int64_t> sizes = {n, 3, Hp, Wp};
+  const bool into_batch = data.images_into.defined() && data.images_into.sizes() == sizes &&
+                          data.images_into.scalar_type() == at::kFloat;
+  const at::Tensor img = into_batch ? std::exchange(data.images_into, at::Tensor())
+                                    : at::empty(sizes, at::kFloat);  // [N_cam, 3, H, W]
   float* base = img.data_ptr<float>();
   for (int64_t i = 0; i < n; ++i) {
     const cv::Mat& image = data.images[i];

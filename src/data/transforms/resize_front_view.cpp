@@ -45,29 +45,11 @@ void ResizeFrontView::apply(PipelineData& data, std::mt19937_64& /*rng*/) const 
     K[3 + c] *= h_scale;
   }
   data.cam2imgs[0] = K;
-  Matrix4d K4{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) K4[r * 4 + c] = K[r * 3 + c];
+  const Matrix4d K4 = embed_intrinsic(K);
   data.cam_intrinsic[0] = K4;
-  const std::array<double, 9>& rot = data.rots[0];
+  // `trans` holds -t; negating it back is exact, so the shift equals the original's sum.
   const std::array<double, 3>& trans = data.trans[0];
-  Matrix4d e2c{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-  for (int r = 0; r < 3; ++r) {
-    double shift = 0.0;
-    for (int c = 0; c < 3; ++c) {
-      e2c[r * 4 + c] = rot[r * 3 + c];
-      shift += trans[c] * rot[r * 3 + c];
-    }
-    e2c[r * 4 + 3] = shift;
-  }
-  Matrix4d out{};
-  for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) {
-      double sum = 0.0;
-      for (int k = 0; k < 4; ++k) sum += K4[r * 4 + k] * e2c[k * 4 + c];
-      out[r * 4 + c] = sum;
-    }
-  data.lidar2img[0] = out;
+  data.lidar2img[0] = multiply4(K4, ego_to_camera(data.rots[0], {-trans[0], -trans[1], -trans[2]}));
 }
 
 }  // namespace olv2

@@ -26,7 +26,7 @@ constexpr int64_t kCameras = 2;
 
 // A sample whose contents follow from (index, epoch) and which takes a random while to build,
 // so that threads finish out of order.
-olv2::Sample fake_sample(int64_t index, int64_t epoch) {
+olv2::Sample fake_sample(int64_t index, int64_t epoch, const at::Tensor& /*images_into*/ = {}) {
   std::mt19937_64 timing(std::random_device{}());
   std::this_thread::sleep_for(std::chrono::microseconds(timing() % 3000));
   olv2::Sample sample;
@@ -105,7 +105,7 @@ TEST(DataLoader, NoWorkersLoadsInTheCallingThread) {
 }
 
 TEST(DataLoader, SkippedSamplesShrinkTheirBatch) {
-  auto source = [](int64_t index, int64_t epoch) -> std::optional<olv2::Sample> {
+  auto source = [](int64_t index, int64_t epoch, const at::Tensor&) -> std::optional<olv2::Sample> {
     if (index % 3 == 0) {
       return std::nullopt;
     }
@@ -125,7 +125,7 @@ TEST(DataLoader, SkippedSamplesShrinkTheirBatch) {
 TEST(DataLoader, WorkerErrorIsRethrownAtItsBatchNamingTheSample) {
   auto sampler = std::make_shared<olv2::DistributedSampler>(olv2::SamplerOptions{10, 0, 1, 0},
                                                             /*shuffle=*/false);
-  auto source = [](int64_t index, int64_t epoch) -> std::optional<olv2::Sample> {
+  auto source = [](int64_t index, int64_t epoch, const at::Tensor&) -> std::optional<olv2::Sample> {
     if (index == 5) {
       throw olv2::input_error("image x.jpg: corrupt JPEG");
     }
@@ -151,7 +151,8 @@ TEST(DataLoader, WorkerErrorIsRethrownAtItsBatchNamingTheSample) {
 
 TEST(DataLoader, DestroyingMidEpochStopsPromptly) {
   std::atomic<int> loaded{0};
-  auto slow = [&loaded](int64_t index, int64_t epoch) -> std::optional<olv2::Sample> {
+  auto slow = [&loaded](int64_t index, int64_t epoch,
+                        const at::Tensor&) -> std::optional<olv2::Sample> {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ++loaded;
     return fake_sample(index, epoch);
@@ -184,7 +185,7 @@ struct ThreadCounts {
 ThreadCounts thread_counts(const olv2::DataLoaderOptions& options, int consumer_threads) {
   ThreadCounts counts;
   std::mutex mutex;
-  const olv2::SampleSource source = [&](int64_t index, int64_t epoch) {
+  const olv2::SampleSource source = [&](int64_t index, int64_t epoch, const at::Tensor&) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       counts.workers.insert(at::get_num_threads());

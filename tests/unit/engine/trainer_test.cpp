@@ -96,7 +96,7 @@ struct Fixture {
     options.samples_per_gpu = 1;
     options.workers_per_gpu = 0;
     loader = std::make_unique<DataLoader>(
-        [this](int64_t index, int64_t) -> std::optional<Sample> {
+        [this](int64_t index, int64_t, const at::Tensor&) -> std::optional<Sample> {
           loaded.insert(index);
           return fake_sample(index);
         },
