@@ -142,19 +142,6 @@ Schema& Schema::required(const std::string& key, Schema schema) {
   return *this;
 }
 
-Schema& Schema::extend(const Schema& other) {
-  for (const Field& field : other.fields_) {
-    auto existing = std::find_if(fields_.begin(), fields_.end(),
-                                 [&](const Field& own) { return own.key == field.key; });
-    if (existing != fields_.end()) {
-      *existing = field;
-    } else {
-      fields_.push_back(field);
-    }
-  }
-  return *this;
-}
-
 Schema& Schema::nullable() {
   nullable_ = true;
   return *this;
@@ -171,8 +158,6 @@ Schema& Schema::range(double low, double high) {
   high_ = high;
   return *this;
 }
-
-bool Schema::has_field(const std::string& key) const { return field(key) != nullptr; }
 
 const Schema* Schema::field(const std::string& key) const {
   for (const Field& field : fields_) {

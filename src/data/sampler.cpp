@@ -5,22 +5,16 @@
 #include <string>
 
 #include "olv2/util/error.h"
+#include "olv2/util/splitmix64.h"
 
 namespace olv2 {
 
 namespace {
 
-uint64_t mix(uint64_t value) {
-  value += 0x9E3779B97F4A7C15ull;
-  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ull;
-  value = (value ^ (value >> 27)) * 0x94D049BB133111EBull;
-  return value ^ (value >> 31);
-}
-
 // The original seeds torch.Generator with seed + epoch; any generator fixed by (seed, epoch)
 // serves, as exact order replication is not required (spec §5.3).
 std::mt19937_64 epoch_generator(uint64_t seed, int64_t epoch) {
-  return std::mt19937_64(mix(mix(seed) ^ static_cast<uint64_t>(epoch)));
+  return std::mt19937_64(splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(epoch)));
 }
 
 // Fisher-Yates with a fully specified draw, so orders agree across standard libraries.

@@ -1,23 +1,13 @@
 #include "olv2/engine/tfrecord.h"
 
-#include <array>
 #include <fstream>
 #include <sstream>
 
+#include "olv2/util/crc32.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
 namespace {
-
-std::array<uint32_t, 256> make_crc32c_table() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t crc = i;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
-    table[i] = crc;
-  }
-  return table;
-}
 
 std::string little_endian(uint64_t value, int bytes) {
   std::string out;
@@ -34,13 +24,6 @@ uint64_t read_little_endian(std::string_view bytes) {
 }
 
 }  // namespace
-
-uint32_t crc32c(std::string_view data) {
-  static const std::array<uint32_t, 256> table = make_crc32c_table();
-  uint32_t crc = 0xFFFFFFFFu;
-  for (const char c : data) crc = table[(crc ^ static_cast<unsigned char>(c)) & 0xFF] ^ (crc >> 8);
-  return crc ^ 0xFFFFFFFFu;
-}
 
 uint32_t masked_crc32c(std::string_view data) {
   const uint32_t crc = crc32c(data);

@@ -8,6 +8,7 @@
 #include "olv2/engine/python_format.h"
 #include "olv2/util/error.h"
 #include "olv2/util/fault_injection.h"
+#include "olv2/util/splitmix64.h"
 #include "olv2/util/stop_request.h"
 
 namespace olv2 {
@@ -23,10 +24,8 @@ double seconds_since(Clock::time_point start) {
 // Model randomness (dropout) of step `step` derives from (seed, step), so a resumed run draws
 // exactly what the uninterrupted run drew.
 uint64_t step_seed(uint64_t seed, int64_t step) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(step) + 0x632BE59BD9B4E019ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
+  return splitmix64_finalize(seed * kSplitMix64Increment + static_cast<uint64_t>(step) +
+                             0x632BE59BD9B4E019ULL);
 }
 
 }  // namespace

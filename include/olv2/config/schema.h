@@ -34,8 +34,6 @@ class Schema {
   // Map fields.
   Schema& optional(const std::string& key, Schema schema);
   Schema& required(const std::string& key, Schema schema);
-  // Adds the fields of another map schema (used to extend a section).
-  Schema& extend(const Schema& other);
   // The value may also be null (YAML null / Python None).
   Schema& nullable();
   // A string that must be one of `allowed`.
@@ -44,7 +42,6 @@ class Schema {
   Schema& range(double low, double high);
 
   Type type() const { return type_; }
-  bool has_field(const std::string& key) const;
   const Schema* field(const std::string& key) const;
   std::vector<std::string> field_names() const;
 

@@ -6,10 +6,9 @@
 #include <string_view>
 #include <vector>
 
-namespace olv2 {
+#include "olv2/util/crc32.h"
 
-// CRC-32C (Castagnoli), as TFRecord files use it.
-uint32_t crc32c(std::string_view data);
+namespace olv2 {
 
 // TFRecord's masked CRC: rotate right by 15, add 0xa282ead8.
 uint32_t masked_crc32c(std::string_view data);

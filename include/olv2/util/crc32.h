@@ -7,4 +7,7 @@ namespace olv2 {
 // CRC-32 (IEEE 802.3, as zip archives store it) of `data`, continuing from `crc`.
 uint32_t crc32(std::string_view data, uint32_t crc = 0);
 
+// CRC-32C (Castagnoli, as TFRecord files store it) of `data`.
+uint32_t crc32c(std::string_view data);
+
 }  // namespace olv2

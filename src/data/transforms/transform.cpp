@@ -1,16 +1,8 @@
 #include "olv2/data/transforms/transform.h"
 
+#include "olv2/util/splitmix64.h"
+
 namespace olv2 {
-namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 std::mt19937_64 make_sample_rng(uint64_t seed, int64_t epoch, int64_t sample_index) {
   uint64_t h = splitmix64(seed);

@@ -155,16 +155,12 @@ DetrHeadLosses CustomDetrHeadImpl::loss(const DetrHeadOutputs& outputs,
                                   gt_labels, geometry, reduce_mean));
   }
   const bool boxes = options_.object_type == DetrObjectType::kBox;
-  DetrHeadLosses result;
-  const auto add_layer = [&](const std::string& prefix, const LayerLosses& layer) {
-    result.losses.emplace_back(prefix + "loss_cls", layer.cls);
-    result.losses.emplace_back(prefix + "loss_bbox", layer.bbox);
-    if (boxes) result.losses.emplace_back(prefix + "loss_iou", layer.iou);
-  };
-  add_layer("", layers.back());
-  for (int64_t l = 0; l + 1 < num_layers; ++l) add_layer("d" + std::to_string(l) + ".", layers[l]);
-  for (LayerLosses& layer : layers) result.assign_results.push_back(std::move(layer.assign));
-  return result;
+  return collect_layer_losses(layers, [&](const LayerLosses& layer) {
+    std::vector<std::pair<std::string, at::Tensor>> terms = {{"loss_cls", layer.cls},
+                                                             {"loss_bbox", layer.bbox}};
+    if (boxes) terms.emplace_back("loss_iou", layer.iou);
+    return terms;
+  });
 }
 
 }  // namespace olv2

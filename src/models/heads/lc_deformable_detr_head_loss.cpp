@@ -119,15 +119,10 @@ DetrHeadLosses LcDeformableDetrHeadImpl::loss(
     layers.push_back(
         lc_layer_losses(*this, cls_scores[l], lanes_preds[l], gt_lanes, gt_labels, reduce_mean));
   }
-  DetrHeadLosses result;
-  const auto add_layer = [&](const std::string& prefix, const LcLayerLosses& layer) {
-    result.losses.emplace_back(prefix + "loss_lane_cls", layer.cls);
-    result.losses.emplace_back(prefix + "loss_lane_reg", layer.reg);
-  };
-  add_layer("", layers.back());
-  for (int64_t l = 0; l + 1 < num_layers; ++l) add_layer("d" + std::to_string(l) + ".", layers[l]);
-  for (LcLayerLosses& layer : layers) result.assign_results.push_back(std::move(layer.assign));
-  return result;
+  return collect_layer_losses(layers, [](const LcLayerLosses& layer) {
+    return std::vector<std::pair<std::string, at::Tensor>>{{"loss_lane_cls", layer.cls},
+                                                           {"loss_lane_reg", layer.reg}};
+  });
 }
 
 }  // namespace olv2

@@ -126,16 +126,10 @@ DetrHeadLosses TeDeformableDetrHeadImpl::loss(
     layers.push_back(te_layer_losses(options_, all_cls_scores[l], all_bbox_preds[l], gt_boxes,
                                      gt_labels, geometry, reduce_mean));
   }
-  DetrHeadLosses result;
-  const auto add_layer = [&](const std::string& prefix, const TeLayerLosses& layer) {
-    result.losses.emplace_back(prefix + "loss_cls", layer.cls);
-    result.losses.emplace_back(prefix + "loss_bbox", layer.bbox);
-    result.losses.emplace_back(prefix + "loss_iou", layer.iou);
-  };
-  add_layer("", layers.back());
-  for (int64_t l = 0; l + 1 < num_layers; ++l) add_layer("d" + std::to_string(l) + ".", layers[l]);
-  for (TeLayerLosses& layer : layers) result.assign_results.push_back(std::move(layer.assign));
-  return result;
+  return collect_layer_losses(layers, [](const TeLayerLosses& layer) {
+    return std::vector<std::pair<std::string, at::Tensor>>{
+        {"loss_cls", layer.cls}, {"loss_bbox", layer.bbox}, {"loss_iou", layer.iou}};
+  });
 }
 
 }  // namespace olv2

@@ -10,19 +10,10 @@
 #include <mutex>
 
 #include "olv2/util/error.h"
+#include "olv2/util/splitmix64.h"
 
 namespace olv2 {
 namespace {
-
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;  // SplitMix64's increment
-
-// SplitMix64's output function: the i-th number of the stream from `seed` is
-// mix64(seed + (i + 1) * kGolden).
-inline uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // The hash vectorises with AVX-512's 64-bit multiplies, six times faster than scalar code:
 // GCC (11 on, which names the x86-64 levels) builds clones for v4 and v3 and picks one at load
@@ -40,8 +31,9 @@ OLV2_CLONES_FOR_X86_LEVELS
 void fill_kept(uint8_t* __restrict kept, int64_t count, uint64_t base, uint64_t seed,
                uint32_t threshold) {
   for (int64_t c = 0; c < count; ++c) {
-    const auto u =
-        static_cast<uint32_t>(mix64(seed + (base + static_cast<uint64_t>(c) + 1) * kGolden) >> 32);
+    const auto u = static_cast<uint32_t>(
+        splitmix64_finalize(seed + (base + static_cast<uint64_t>(c) + 1) * kSplitMix64Increment) >>
+        32);
     kept[c] = u >= threshold;
   }
 }

@@ -52,16 +52,8 @@ CustomFpnImpl::CustomFpnImpl(const CustomFpnOptions& options) : options_(options
 }
 
 at::Tensor CustomFpnImpl::forward(const std::vector<at::Tensor>& inputs) {
-  if (inputs.size() != options_.in_channels.size()) {
-    throw runtime_error("CustomFPN: got " + std::to_string(inputs.size()) + " inputs, expected " +
-                        std::to_string(options_.in_channels.size()));
-  }
-  std::vector<at::Tensor> laterals;
-  for (size_t i = 0; i < lateral_convs_->size(); ++i) {
-    laterals.push_back(lateral_convs_[i]->as<ConvModule>()->forward(
-        inputs[i + static_cast<size_t>(options_.start_level)]));
-  }
-  add_top_down(laterals);
+  const std::vector<at::Tensor> laterals = top_down_laterals(
+      "CustomFPN", inputs, options_.in_channels.size(), lateral_convs_, options_.start_level);
   // As the original: output convs and laterals are both indexed by the level id
   // itself.
   const auto id = static_cast<size_t>(options_.out_ids.front());

@@ -42,16 +42,8 @@ FpnImpl::FpnImpl(const FpnOptions& options) : options_(options) {
 }
 
 std::vector<at::Tensor> FpnImpl::forward(const std::vector<at::Tensor>& inputs) {
-  if (inputs.size() != options_.in_channels.size()) {
-    throw runtime_error("FPN: got " + std::to_string(inputs.size()) + " inputs, expected " +
-                        std::to_string(options_.in_channels.size()));
-  }
-  std::vector<at::Tensor> laterals;
-  for (size_t i = 0; i < lateral_convs_->size(); ++i) {
-    laterals.push_back(lateral_convs_[i]->as<ConvModule>()->forward(
-        inputs[i + static_cast<size_t>(options_.start_level)]));
-  }
-  add_top_down(laterals);
+  const std::vector<at::Tensor> laterals = top_down_laterals(
+      "FPN", inputs, options_.in_channels.size(), lateral_convs_, options_.start_level);
   std::vector<at::Tensor> outs;
   for (size_t i = 0; i < laterals.size(); ++i)
     outs.push_back(fpn_convs_[i]->as<ConvModule>()->forward(laterals[i]));

@@ -3,9 +3,14 @@
 #include <torch/torch.h>
 
 #include "olv2/models/necks/conv_module.h"
+#include "olv2/util/error.h"
 
 namespace olv2 {
 
+namespace {
+
+// From the coarsest level down, each lateral gains the nearest-neighbour upsampling of the one
+// above it to its own size.
 void add_top_down(std::vector<at::Tensor>& laterals) {
   for (size_t i = laterals.size() - 1; i > 0; --i) {
     const at::Tensor& finer = laterals[i - 1];
@@ -15,6 +20,26 @@ void add_top_down(std::vector<at::Tensor>& laterals) {
                                      .size(std::vector<int64_t>{finer.size(2), finer.size(3)})
                                      .mode(torch::kNearest));
   }
+}
+
+}  // namespace
+
+std::vector<at::Tensor> top_down_laterals(const std::string& neck,
+                                          const std::vector<at::Tensor>& inputs,
+                                          size_t expected_inputs,
+                                          torch::nn::ModuleList& lateral_convs,
+                                          int64_t start_level) {
+  if (inputs.size() != expected_inputs) {
+    throw runtime_error(neck + ": got " + std::to_string(inputs.size()) + " inputs, expected " +
+                        std::to_string(expected_inputs));
+  }
+  std::vector<at::Tensor> laterals;
+  for (size_t i = 0; i < lateral_convs->size(); ++i) {
+    laterals.push_back(lateral_convs[i]->as<ConvModule>()->forward(
+        inputs[i + static_cast<size_t>(start_level)]));
+  }
+  add_top_down(laterals);
+  return laterals;
 }
 
 void append_extra_convs(torch::nn::ModuleList& fpn_convs, int64_t count,

@@ -3,16 +3,9 @@
 #include <initializer_list>
 #include <random>
 
-namespace olv2::synthetic {
+#include "olv2/util/splitmix64.h"
 
-// SplitMix64 finaliser: spreads nearby integers (seed, segment, frame) over the
-// whole range.
-inline uint64_t mix_seed(uint64_t value) {
-  value += 0x9E3779B97F4A7C15ull;
-  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ull;
-  value = (value ^ (value >> 27)) * 0x94D049BB133111EBull;
-  return value ^ (value >> 31);
-}
+namespace olv2::synthetic {
 
 // Deterministic random draws for the generator. The engine (mt19937_64) and the
 // conversions below are fully specified, so a seed gives the same data with any
@@ -24,7 +17,7 @@ class SceneRng {
   explicit SceneRng(std::initializer_list<uint64_t> stream) {
     uint64_t state = 0x5EED5EED5EED5EEDull;
     for (uint64_t part : stream) {
-      state = mix_seed(state ^ mix_seed(part));
+      state = splitmix64(state ^ splitmix64(part));
     }
     engine_.seed(state);
   }

@@ -15,6 +15,7 @@
 #include "olv2/assign/hungarian_assigner.h"
 #include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/losses/focal_loss.h"
+#include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/layers/detr_transformer.h"
 #include "olv2/models/layers/ffn.h"
 
@@ -59,13 +60,6 @@ struct DetrHeadOutputs {
   at::Tensor dec_features;  // [L, B, Q, E] post-normed decoder output (topology
                             // heads' input)
   at::Tensor memory;        // [B, E, H, W] encoder output
-};
-
-struct DetrHeadLosses {
-  // In the original order: loss_cls, loss_bbox, (loss_iou), then d{i}.* for
-  // earlier layers.
-  std::vector<std::pair<std::string, at::Tensor>> losses;
-  std::vector<std::vector<AssignResult>> assign_results;  // [decoder layer][sample]
 };
 
 struct LaneDetections {

@@ -10,9 +10,15 @@ namespace olv2 {
 
 // Pieces shared by mmdet's FPN and OpenLane-V2's CustomFPN.
 
-// The top-down path: from the coarsest level down, each lateral gains the nearest-neighbour
-// upsampling of the one above it to its own size.
-void add_top_down(std::vector<at::Tensor>& laterals);
+// The laterals after the top-down path: lateral conv i (mmcv ConvModules) on input
+// start_level + i, then from the coarsest level down each lateral gains the nearest-neighbour
+// upsampling of the one above it to its own size. `neck` names the module in the error for a
+// wrong number of inputs.
+std::vector<at::Tensor> top_down_laterals(const std::string& neck,
+                                          const std::vector<at::Tensor>& inputs,
+                                          size_t expected_inputs,
+                                          torch::nn::ModuleList& lateral_convs,
+                                          int64_t start_level);
 
 // Appends `count` stride-2 3x3 extra-level convs (mmcv ConvModules) to `fpn_convs`; the first
 // reads `last_input_channels` when `add_extra_convs` is "on_input", every other one
