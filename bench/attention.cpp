@@ -6,7 +6,7 @@
 // LibTorch 2.1 or later, PyTorch's scaled_dot_product_attention; forward
 // under no_grad and forward + backward with dropout 0.1, wall and process CPU seconds, the
 // fastest of the repeats. Prints a table and one JSON line.
-#include "olv2/models/layers/attention.h"
+#include "olv2/models/ops/attention.h"
 
 #include <torch/torch.h>
 
@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "cli/command_line.h"
-#include "olv2/models/layers/blocked_attention.h"
-#include "olv2/models/layers/fused_attention.h"
+#include "olv2/models/ops/blocked_attention.h"
+#include "olv2/models/ops/fused_attention.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/compat.h"
 
@@ -73,10 +73,8 @@ std::vector<NamedKernel> kernels() {
   // measured against; its dropout draws from LibTorch's generator.
   all.push_back({"torch_sdpa", [](const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                   const at::Tensor& mask, double p, bool training) {
-                   const at::Tensor attend =
-                       mask.logical_not().view({q.size(0), 1, 1, k.size(2)});
-                   return at::scaled_dot_product_attention(q, k, v, attend,
-                                                           training ? p : 0.0);
+                   const at::Tensor attend = mask.logical_not().view({q.size(0), 1, 1, k.size(2)});
+                   return at::scaled_dot_product_attention(q, k, v, attend, training ? p : 0.0);
                  }});
 #endif
   return all;

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "device_description.h"
 #include "matmul_rate.h"
 #include "olv2/util/app_main.h"
-#include "olv2/util/device_description.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 

@@ -43,10 +43,10 @@
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 #include "olv2/util/large_block_allocator.h"
-#include "olv2/util/op_profile.h"
 #include "olv2/util/platform.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
+#include "op_profile.h"
 
 namespace fs = std::filesystem;
 
@@ -171,16 +171,16 @@ int run_case(const std::string& config_file, const fs::path& root, const Case& c
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count() / steps;
-  std::printf("%s\n", nlohmann::json{{"precision", c.precision},
-                                     {"checkpointing", c.checkpointing},
-                                     {"step_s", seconds},
-                                     {"flops", flops_summary(*model, batch, true, c.precision,
-                                                             seconds)},
-                                     {"rss_before_mib", before_mib},
-                                     {"peak_rss_mib", peak_resident_mib()},
-                                     {"large_block_cache", large_block_summary()}}
-                          .dump()
-                          .c_str());
+  std::printf("%s\n",
+              nlohmann::json{{"precision", c.precision},
+                             {"checkpointing", c.checkpointing},
+                             {"step_s", seconds},
+                             {"flops", flops_summary(*model, batch, true, c.precision, seconds)},
+                             {"rss_before_mib", before_mib},
+                             {"peak_rss_mib", peak_resident_mib()},
+                             {"large_block_cache", large_block_summary()}}
+                  .dump()
+                  .c_str());
   return 0;
 }
 

@@ -13,7 +13,7 @@
 #include "olv2/util/allocator_tuning.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include "cli/command_line.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
-#include "olv2/util/pth_print.h"
+#include "olv2/util/pth/pth_file.h"
+#include "olv2/util/pth/pth_print.h"
 
 namespace {
 

@@ -18,9 +18,9 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/data/batch.h"
 #include "olv2/data/fixture_sample.h"
-#include "olv2/engine/all_reduce_gradient_sync.h"
-#include "olv2/engine/launch_environment.h"
-#include "olv2/engine/process_group.h"
+#include "olv2/engine/dist/all_reduce_gradient_sync.h"
+#include "olv2/engine/dist/launch_environment.h"
+#include "olv2/engine/dist/process_group.h"
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
@@ -28,7 +28,7 @@
 #include "olv2/util/collective.h"
 #include "olv2/util/error.h"
 #include "olv2/util/gradient_record.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 
 namespace {

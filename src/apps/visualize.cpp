@@ -13,6 +13,7 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/data/frame_reader.h"
 #include "olv2/evaluation/results_reader.h"
+#include "olv2/models/build.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 #include "olv2/visualization/frame_figure.h"
@@ -33,7 +34,8 @@ struct Arguments {
 int run(const Arguments& args) {
   olv2::FigureOptions options;
   options.range =
-      olv2::bev_area_from_config(olv2::load_config_file(args.config), args.config.string());
+      olv2::bev_area(olv2::detector_bev_range(olv2::load_config_file(args.config).at("model")),
+                     args.config.string());
   options.score_threshold = args.score_threshold;
   const olv2::FrameIndex index(args.dataset.data_root, args.dataset.collection_file(),
                                args.dataset.split);

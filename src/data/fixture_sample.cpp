@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 
 namespace olv2 {

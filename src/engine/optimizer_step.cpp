@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "olv2/engine/python_format.h"
+#include "olv2/engine/logging/python_format.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {

@@ -5,10 +5,10 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
-#include "olv2/engine/engine_options.h"
-#include "olv2/engine/launch_environment.h"
-#include "olv2/engine/process_group.h"
-#include "olv2/engine/train_config.h"
+#include "olv2/engine/dist/launch_environment.h"
+#include "olv2/engine/dist/process_group.h"
+#include "olv2/engine/settings/engine_options.h"
+#include "olv2/engine/settings/train_config.h"
 #include "olv2/engine/training_run.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/cuda_device.h"
@@ -87,8 +87,7 @@ ConfigNode resolve_train_config(const TrainOptions& options) {
   return config;
 }
 
-int run_train_command(const TrainOptions& options,
-                      std::vector<std::unique_ptr<Hook>> observers) {
+int run_train_command(const TrainOptions& options, std::vector<std::unique_ptr<Hook>> observers) {
   if (options.print_version) {
     std::cout << version_string() << "\nBLAS: " << loaded_blas_library() << "\n";
     return 0;
@@ -100,7 +99,8 @@ int run_train_command(const TrainOptions& options,
   }
   const EngineOptions engine = engine_options_from_config(config);
   const LaunchEnvironment launch = launch_environment(options);
-  set_thread_count(options.threads.value_or(engine.threads.value_or(default_thread_count(launch.local_world_size))));
+  set_thread_count(options.threads.value_or(
+      engine.threads.value_or(default_thread_count(launch.local_world_size))));
   const c10::Device device = select_training_device(launch.local_rank);
   if (options.deterministic) use_deterministic_algorithms(device);
   // --launcher pytorch always builds the process group, one rank included.

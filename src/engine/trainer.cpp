@@ -5,7 +5,7 @@
 #include <cmath>
 #include <csignal>
 
-#include "olv2/engine/python_format.h"
+#include "olv2/engine/logging/python_format.h"
 #include "olv2/util/error.h"
 #include "olv2/util/fault_injection.h"
 #include "olv2/util/splitmix64.h"

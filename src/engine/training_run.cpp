@@ -7,8 +7,9 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/data/sampler.h"
-#include "olv2/engine/all_reduce_gradient_sync.h"
-#include "olv2/engine/deepspeed_config.h"
+#include "olv2/engine/checkpoint/optimizer_state.h"
+#include "olv2/engine/checkpoint/resume.h"
+#include "olv2/engine/dist/all_reduce_gradient_sync.h"
 #include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/hooks/evaluation_hook.h"
 #include "olv2/engine/hooks/iter_timer_hook.h"
@@ -17,8 +18,8 @@
 #include "olv2/engine/hooks/optimizer_hook.h"
 #include "olv2/engine/hooks/tensorboard_logger_hook.h"
 #include "olv2/engine/hooks/text_logger_hook.h"
-#include "olv2/engine/optimizer_state.h"
-#include "olv2/engine/resume.h"
+#include "olv2/engine/precision/precision.h"
+#include "olv2/engine/settings/deepspeed_config.h"
 #include "olv2/engine/trainer.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/optimizer.h"
@@ -89,7 +90,8 @@ TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
   // The initial weights derive from the seed, like everything else random in a run.
   torch::manual_seed(identity.seed);
   if (engine_.evaluation.visualize > 0) {
-    figures_.range = bev_area_from_config(config, "`evaluation.visualize`");
+    figures_.range =
+        bev_area(detector_bev_range(config.at("model")), "model of `evaluation.visualize`");
   }
   build_model(config.at("model"));
   build_data(config);
@@ -153,19 +155,12 @@ void TrainingRun::build_solver() {
   optimizer_ = build_optimizer(groups_, settings_.solver.adam);
   scheduler_ = build_lr_scheduler(settings_, groups_, engine_.max_epochs, context_.steps_per_epoch);
   spdlog::info("lr schedule: {}", scheduler_->describe());
-  const PrecisionSettings& precision = settings_.precision;
-  if (precision.fp16) {
-    scaler_ = make_loss_scaler(precision.scaler_kind, precision.scaler);
-    spdlog::info("mixed precision: {} autocast with {}",
-                 context_.device.is_cuda() ? "fp16" : "bf16 (fp16 is CUDA-only)",
-                 scaler_->describe());
-  } else if (precision.bf16) {
-    spdlog::info("mixed precision: bf16 autocast, no loss scaler");
-  }
+  precision_ = resolve_precision(settings_.precision, context_.device);
+  if (!precision_.description.empty()) spdlog::info("{}", precision_.description);
   for (const std::string& note : settings_.notes) spdlog::info("{}", note);
   context_.optimizer = optimizer_.get();
   context_.scheduler = scheduler_.get();
-  context_.scaler = scaler_.get();
+  context_.scaler = precision_.scaler.get();
 }
 
 void TrainingRun::restore(const fs::path& checkpoint_path) {
@@ -173,9 +168,9 @@ void TrainingRun::restore(const fs::path& checkpoint_path) {
   load_state_dict(*model_, checkpoint.state_dict);
   adam_state_from_pth(*optimizer_, checkpoint.optimizer);
   scheduler_->load_state(checkpoint.scheduler);
-  if (scaler_ && checkpoint.loss_scaler) {
+  if (precision_.scaler && checkpoint.loss_scaler) {
     try {
-      scaler_->load_state(*checkpoint.loss_scaler);
+      precision_.scaler->load_state(*checkpoint.loss_scaler);
     } catch (const Error& error) {
       throw input_error("cannot resume " + checkpoint_path.string() + ": " + error.what());
     }
@@ -235,14 +230,7 @@ std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
 void TrainingRun::run(std::vector<std::unique_ptr<Hook>> observers) {
   TrainStepOptions step;
   step.seed = context_.identity.seed;
-  const PrecisionSettings& precision = settings_.precision;
-  if (precision.fp16 || precision.bf16) {
-    AutocastState autocast;
-    autocast.enabled = true;
-    autocast.dtype = (precision.fp16 && context_.device.is_cuda()) ? c10::ScalarType::Half
-                                                                   : c10::ScalarType::BFloat16;
-    step.autocast = autocast;
-  }
+  step.autocast = precision_.autocast;
   std::vector<std::unique_ptr<Hook>> hooks = build_hooks();
   for (auto& observer : observers) hooks.push_back(std::move(observer));
   Trainer(context_, *loader_, step, std::move(hooks)).run();

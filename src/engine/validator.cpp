@@ -8,7 +8,7 @@
 
 #include "olv2/data/data_loader.h"
 #include "olv2/data/sampler.h"
-#include "olv2/engine/python_format.h"
+#include "olv2/engine/logging/python_format.h"
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"

@@ -11,7 +11,7 @@
 #include "olv2/models/model_schema.h"
 #include "olv2/util/error.h"
 #include "olv2/util/platform.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 
 namespace olv2 {
@@ -304,6 +304,16 @@ std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model) {
                       "` (expected one of: " + known + ")");
   }
   return found->second(model);
+}
+
+BevRange detector_bev_range(const ConfigNode& model) {
+  const ConfigNode& type = model.at("type");
+  if (type.as_string() == "Baseline") return baseline_options_from_config(model).lc_head.bev_range;
+  if (type.as_string() == "BaselineLarge") {
+    return baseline_large_options_from_config(model).pts_bbox_head.pc_range;
+  }
+  throw input_error(type.where() + ": no BEV range known for model type `" + type.as_string() +
+                    "`");
 }
 
 }  // namespace olv2

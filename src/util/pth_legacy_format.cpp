@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
-#include "olv2/util/byte_reader.h"
 #include "olv2/util/error.h"
-#include "olv2/util/pickle_reader.h"
-#include "olv2/util/pth_formats.h"
+#include "olv2/util/pth/byte_reader.h"
+#include "olv2/util/pth/pickle_reader.h"
+#include "olv2/util/pth/pth_formats.h"
 
 namespace olv2 {
 

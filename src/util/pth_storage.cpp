@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pth_formats.h"
-#include "olv2/util/torch_storage_types.h"
+#include "olv2/util/pth/pth_formats.h"
+#include "olv2/util/pth/torch_storage_types.h"
 
 namespace olv2 {
 

@@ -1,9 +1,9 @@
 #include <map>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pickle_reader.h"
-#include "olv2/util/pth_formats.h"
-#include "olv2/util/zip_reader.h"
+#include "olv2/util/pth/pickle_reader.h"
+#include "olv2/util/pth/pth_formats.h"
+#include "olv2/util/pth/zip_reader.h"
 
 namespace olv2 {
 

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <opencv2/imgproc.hpp>
-#include <optional>
 
 #include "olv2/util/error.h"
 #include "olv2/visualization/drawing.h"
@@ -19,19 +18,6 @@ constexpr int kBevLaneThickness = 3;
 constexpr int kBevEdgeThickness = 1;
 constexpr double kEdgeBend = 0.2;  // the arc's control point off the chord, per chord length
 constexpr int kEdgeArcPoints = 16;
-
-std::optional<BevArea> range_of(const ConfigNode* node) {
-  if (node == nullptr || node->is_null()) return std::nullopt;
-  if (!node->is_sequence() || node->size() != 6) {
-    throw input_error(node->where() + ": expected [x_min, y_min, z_min, x_max, y_max, z_max]");
-  }
-  BevArea range{(*node)[0].as_double(), (*node)[3].as_double(), (*node)[1].as_double(),
-                (*node)[4].as_double()};
-  if (!(range.x_max > range.x_min && range.y_max > range.y_min)) {
-    throw input_error(node->where() + ": empty BEV range");
-  }
-  return range;
-}
 
 std::vector<cv::Point2d> to_pixels(const BevView& view,
                                    const std::vector<std::array<float, 3>>& points) {
@@ -126,15 +112,12 @@ void draw_bev_edge(cv::Mat& panel, cv::Point2d from, cv::Point2d to, const cv::S
 
 }  // namespace
 
-BevArea bev_area_from_config(const ConfigNode& root, const std::string& source) {
-  const ConfigNode* model = root.find("model");
-  const ConfigNode* lc_head = model != nullptr ? model->find("lc_head") : nullptr;
-  if (auto range = range_of(lc_head != nullptr ? lc_head->find("bev_range") : nullptr)) {
-    return *range;
+BevArea bev_area(const std::array<double, 6>& range, const std::string& source) {
+  const BevArea area{range[0], range[3], range[1], range[4]};
+  if (!(area.x_max > area.x_min && area.y_max > area.y_min)) {
+    throw input_error(source + ": empty BEV range");
   }
-  if (auto range = range_of(root.find("point_cloud_range"))) return *range;
-  throw input_error("config " + source +
-                    ": no BEV range, expected `model.lc_head.bev_range` or `point_cloud_range`");
+  return area;
 }
 
 BevView::BevView(BevArea range, int height) : range_(range) {

@@ -7,10 +7,11 @@
 #include <limits>
 
 #include "olv2/data/data_loader.h"
-#include "olv2/engine/gradient_sync.h"
-#include "olv2/engine/loss_scaler.h"
+#include "olv2/engine/dist/gradient_sync.h"
 #include "olv2/engine/optimizer_step.h"
-#include "olv2/models/layers/attention.h"
+#include "olv2/engine/precision/dynamic_loss_scaler.h"
+#include "olv2/engine/precision/loss_scaler.h"
+#include "olv2/models/ops/attention.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/util/peak_memory.h"
 #include "support/cuda_requirement.h"

@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "olv2/util/gradient_record.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "support/rank_processes.h"
 #include "support/run_command.h"

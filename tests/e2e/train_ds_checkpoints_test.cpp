@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "olv2/engine/training_checkpoint.h"
+#include "olv2/engine/checkpoint/training_checkpoint.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/test_paths.h"

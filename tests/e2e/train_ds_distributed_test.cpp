@@ -7,7 +7,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "olv2/util/threads.h"
 #include "support/frame_pairs.h"

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <random>
 
-#include "olv2/engine/training_checkpoint.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/engine/checkpoint/training_checkpoint.h"
+#include "olv2/util/pth/pth_file.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/test_paths.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "olv2/engine/tensorboard_writer.h"
+#include "olv2/engine/logging/tensorboard_writer.h"
 #include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"

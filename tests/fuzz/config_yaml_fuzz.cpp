@@ -3,7 +3,7 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/config/config_yaml.h"
 #include "olv2/config/schema.h"
-#include "olv2/engine/train_config.h"
+#include "olv2/engine/settings/train_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return olv2::fuzz::accept_only_olv2_errors([&] {

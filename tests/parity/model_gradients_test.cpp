@@ -12,7 +12,7 @@
 #include "model_fixture.h"
 #include "olv2/data/fixture_sample.h"
 #include "olv2/util/gradient_record.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "support/test_paths.h"
 
 namespace olv2::test {

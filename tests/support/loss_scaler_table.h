@@ -3,7 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "olv2/engine/loss_scaler.h"
+#include "olv2/engine/precision/dynamic_loss_scaler.h"
+#include "olv2/engine/precision/loss_scaler.h"
 
 namespace olv2::test {
 

@@ -4,7 +4,7 @@
 
 #include "olv2/data/frame_reader.h"
 #include "olv2/data/sample.h"
-#include "olv2/util/pth_value.h"
+#include "olv2/util/pth/pth_value.h"
 
 namespace olv2 {
 

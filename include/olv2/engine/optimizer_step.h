@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "olv2/engine/gradient_sync.h"
-#include "olv2/engine/loss_scaler.h"
+#include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/solver/grad_clip.h"
 
 namespace olv2 {

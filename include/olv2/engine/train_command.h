@@ -1,10 +1,10 @@
 #pragma once
-#include "olv2/config/config_node.h"
 #include <memory>
 #include <vector>
 
+#include "olv2/config/config_node.h"
 #include "olv2/engine/hook.h"
-#include "olv2/engine/train_options.h"
+#include "olv2/engine/settings/train_options.h"
 
 namespace olv2 {
 

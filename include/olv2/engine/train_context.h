@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "olv2/engine/log_buffer.h"
-#include "olv2/engine/loss_scaler.h"
+#include "olv2/engine/checkpoint/training_checkpoint.h"
+#include "olv2/engine/logging/log_buffer.h"
 #include "olv2/engine/optimizer_step.h"
-#include "olv2/engine/training_checkpoint.h"
+#include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/models/detectors/detector.h"
 #include "olv2/solver/lr_scheduler.h"

@@ -10,11 +10,12 @@
 #include "olv2/config/config_node.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
-#include "olv2/engine/engine_options.h"
 #include "olv2/engine/hook.h"
+#include "olv2/engine/precision/precision.h"
+#include "olv2/engine/settings/engine_options.h"
+#include "olv2/engine/settings/train_options.h"
+#include "olv2/engine/settings/training_settings.h"
 #include "olv2/engine/train_context.h"
-#include "olv2/engine/train_options.h"
-#include "olv2/engine/training_settings.h"
 #include "olv2/solver/param_groups.h"
 #include "olv2/util/collective.h"
 #include "olv2/visualization/frame_figure.h"
@@ -72,7 +73,7 @@ class TrainingRun {
   std::vector<ParamGroup> groups_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<LrScheduler> scheduler_;
-  std::unique_ptr<LossScaler> scaler_;
+  Precision precision_;
   TrainContext context_;
 };
 

@@ -28,6 +28,11 @@ const std::map<std::string, DetectorFactory>& detector_registry();
 // original's own initialisation. An unknown type is an input error naming the known ones.
 std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model);
 
+// The ground area, [x_min, y_min, z_min, x_max, y_max, z_max] in ego metres, the detector of
+// `model` predicts lanes in, from its typed options: `lc_head.bev_range` (`Baseline`),
+// `pts_bbox_head.pc_range` (`BaselineLarge`). An unknown `type` is an input error.
+BevRange detector_bev_range(const ConfigNode& model);
+
 // Where `init_cfg.checkpoint` points: `torchvision://NAME` resolves as torchvision does, to the
 // single `$TORCH_HOME/hub/checkpoints/NAME-*.pth` (TORCH_HOME defaults to
 // $XDG_CACHE_HOME/torch, else ~/.cache/torch); anything else is a local path. Throws an input

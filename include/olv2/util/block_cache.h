@@ -17,8 +17,7 @@ namespace olv2 {
 // together where the OS can move pages (Linux), the rest fresh, so it faults in only what the
 // kept pages cannot cover. The bytes mapped never exceed the most ever in use at once: when new
 // pages would pass that peak, kept pages go back to the OS first, the smallest blocks first and
-// the last one only in part (measured: a looser 1.125 or 1.25 times the peak added 0.8 and
-// 1.7 GB at full resolution). Thread-safe.
+// the last one only in part (a looser bound only adds memory: BENCHMARKS.md). Thread-safe.
 class BlockCache {
  public:
   struct Memory {

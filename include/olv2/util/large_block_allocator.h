@@ -5,10 +5,9 @@
 
 namespace olv2 {
 
-// Blocks from this size on come from the large-block cache. Measured at 4 MiB instead: the
-// full-resolution `with_cp` step peaked at 13.3 GB instead of 7.4 GB (its many 1-4 MiB blocks
-// fragment glibc's heap as the larger ones did), and the fixture step at 256 x 320 100 MiB
-// lower.
+// Blocks from this size on come from the large-block cache. A larger threshold leaves the many
+// 1-4 MiB blocks of a full-resolution step to fragment glibc's heap as the larger ones would
+// (BENCHMARKS.md, the large-block cache).
 constexpr size_t kLargeBlockBytes = size_t{1} << 20;
 
 // Makes CPU tensors and OpenCV images of kLargeBlockBytes or more come from one process-wide

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "olv2/util/pth_value.h"
+#include "olv2/util/pth/pth_value.h"
 
 namespace olv2 {
 

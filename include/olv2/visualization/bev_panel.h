@@ -1,8 +1,8 @@
 #pragma once
+#include <array>
 #include <opencv2/core/mat.hpp>
 #include <string>
 
-#include "olv2/config/config_node.h"
 #include "olv2/visualization/figure_content.h"
 
 namespace olv2 {
@@ -13,10 +13,10 @@ struct BevArea {
   double y_min = -25.0, y_max = 25.0;
 };
 
-// The BEV range of a resolved config: the lane head's `bev_range` (`Baseline`), else the
-// top-level `point_cloud_range` (`BaselineLarge`), each [x_min, y_min, z_min, x_max, y_max, z_max].
-// An input error names `source` when neither is there or the range is empty.
-BevArea bev_area_from_config(const ConfigNode& root, const std::string& source);
+// The ground area of a BEV range [x_min, y_min, z_min, x_max, y_max, z_max] (a model's, as
+// models/build.h's detector_bev_range gives it). An empty range is an input error naming
+// `source`.
+BevArea bev_area(const std::array<double, 6>& range, const std::string& source);
 
 // The bird's-eye panel's geometry: the range with a margin around it, x forward pointing up and
 // y left pointing left, at a scale that makes the panel `height` pixels tall.

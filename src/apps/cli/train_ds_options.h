@@ -1,7 +1,7 @@
 #pragma once
 #include <optional>
 
-#include "olv2/engine/train_options.h"
+#include "olv2/engine/settings/train_options.h"
 
 namespace olv2 {
 

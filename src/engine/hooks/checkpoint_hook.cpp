@@ -1,6 +1,6 @@
 #include "olv2/engine/hooks/checkpoint_hook.h"
 
-#include "olv2/engine/optimizer_state.h"
+#include "olv2/engine/checkpoint/optimizer_state.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/util/logging.h"
 

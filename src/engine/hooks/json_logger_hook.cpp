@@ -1,7 +1,7 @@
 #include "olv2/engine/hooks/json_logger_hook.h"
 
+#include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/train_context.h"
-#include "olv2/engine/train_log.h"
 #include "olv2/solver/optimizer.h"
 
 namespace olv2 {

@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "olv2/models/layers/attention.h"
+#include "olv2/models/ops/attention.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "support/test_paths.h"
 

@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "olv2/engine/optimizer_state.h"
-#include "olv2/engine/training_checkpoint.h"
+#include "olv2/engine/checkpoint/optimizer_state.h"
+#include "olv2/engine/checkpoint/training_checkpoint.h"
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "support/test_paths.h"
 
 namespace olv2 {

@@ -1,5 +1,5 @@
 // The work dir's checkpoint files: mmcv's retention rule, latest.pth, atomic writes.
-#include "olv2/engine/checkpoint_keeper.h"
+#include "olv2/engine/checkpoint/checkpoint_keeper.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

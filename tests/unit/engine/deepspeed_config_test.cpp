@@ -1,11 +1,11 @@
 // DeepSpeed JSON: validation with JSON paths, DeepSpeed's batch-key inference,
 // and the precedence of JSON keys over the YAML config.
-#include "olv2/engine/deepspeed_config.h"
+#include "olv2/engine/settings/deepspeed_config.h"
 
 #include <gtest/gtest.h>
 
 #include "olv2/config/config_loader.h"
-#include "olv2/engine/training_settings.h"
+#include "olv2/engine/settings/training_settings.h"
 #include "olv2/util/error.h"
 #include "support/test_paths.h"
 

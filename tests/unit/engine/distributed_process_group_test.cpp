@@ -13,8 +13,8 @@
 #include <functional>
 #include <thread>
 
-#include "olv2/engine/all_reduce_gradient_sync.h"
-#include "olv2/engine/process_group.h"
+#include "olv2/engine/dist/all_reduce_gradient_sync.h"
+#include "olv2/engine/dist/process_group.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {

@@ -1,7 +1,7 @@
 // The loss scaler of DeepSpeed's FP16_Optimizer (the non-ZeRO fp16 path): the
 // golden table step by step, rows worked out by hand from fused_optimizer.py's
 // _update_scale, and the optimizer step through the LossScaler interface.
-#include "olv2/engine/fp16_optimizer_loss_scaler.h"
+#include "olv2/engine/precision/fp16_optimizer_loss_scaler.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/precision/dynamic_loss_scaler.h"
+#include "olv2/engine/precision/make_loss_scaler.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"

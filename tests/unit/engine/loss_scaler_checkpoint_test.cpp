@@ -4,11 +4,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "olv2/engine/fp16_optimizer_loss_scaler.h"
-#include "olv2/engine/loss_scaler.h"
-#include "olv2/engine/training_checkpoint.h"
+#include "olv2/engine/checkpoint/training_checkpoint.h"
+#include "olv2/engine/precision/dynamic_loss_scaler.h"
+#include "olv2/engine/precision/fp16_optimizer_loss_scaler.h"
+#include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "support/test_paths.h"
 
 namespace olv2 {

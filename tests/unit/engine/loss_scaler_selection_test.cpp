@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "olv2/config/config_loader.h"
-#include "olv2/engine/deepspeed_config.h"
-#include "olv2/engine/loss_scaler.h"
-#include "olv2/engine/training_settings.h"
+#include "olv2/engine/precision/loss_scaler.h"
+#include "olv2/engine/settings/deepspeed_config.h"
+#include "olv2/engine/settings/training_settings.h"
 #include "support/test_paths.h"
 
 namespace olv2 {

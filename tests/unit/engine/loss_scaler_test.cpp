@@ -1,14 +1,16 @@
 // DynamicLossScaler against DeepSpeed's own DynamicLossScaler driven by a fixed
 // overflow pattern (golden table), and the unscale/skip path on real gradients.
-#include "olv2/engine/loss_scaler.h"
+#include "olv2/engine/precision/loss_scaler.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
 
-#include "olv2/engine/deepspeed_config.h"
-#include "olv2/engine/training_settings.h"
+#include "olv2/engine/precision/dynamic_loss_scaler.h"
+#include "olv2/engine/precision/make_loss_scaler.h"
+#include "olv2/engine/settings/deepspeed_config.h"
+#include "olv2/engine/settings/training_settings.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"

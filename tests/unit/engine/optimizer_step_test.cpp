@@ -9,6 +9,7 @@
 
 #include "olv2/engine/hooks/lr_schedule_hook.h"
 #include "olv2/engine/hooks/optimizer_hook.h"
+#include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/optimizer.h"

@@ -4,8 +4,8 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
-#include "olv2/engine/engine_options.h"
-#include "olv2/engine/train_config.h"
+#include "olv2/engine/settings/engine_options.h"
+#include "olv2/engine/settings/train_config.h"
 #include "olv2/util/error.h"
 #include "support/test_paths.h"
 

@@ -1,12 +1,12 @@
 // TensorBoard event files: TFRecord framing with masked CRC-32C, Event protobufs with
 // TensorFlow's field numbers, read back with the same code.
-#include "olv2/engine/tensorboard_writer.h"
+#include "olv2/engine/logging/tensorboard_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "olv2/engine/tfrecord.h"
+#include "olv2/engine/logging/tfrecord.h"
 #include "olv2/util/error.h"
 #include "support/test_paths.h"
 

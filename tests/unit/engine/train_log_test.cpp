@@ -1,13 +1,13 @@
 // Log text as Python prints it, the original trainer's line, mmcv's JSON records and log
 // buffer. Expected strings are what CPython 3 prints for the same values.
-#include "olv2/engine/train_log.h"
+#include "olv2/engine/logging/train_log.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "olv2/engine/log_buffer.h"
-#include "olv2/engine/python_format.h"
+#include "olv2/engine/logging/log_buffer.h"
+#include "olv2/engine/logging/python_format.h"
 
 namespace olv2 {
 namespace {

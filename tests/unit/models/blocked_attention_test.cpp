@@ -1,4 +1,4 @@
-#include "olv2/models/layers/blocked_attention.h"
+#include "olv2/models/ops/blocked_attention.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "olv2/models/layers/attention.h"
-#include "olv2/models/layers/counter_dropout.h"
+#include "olv2/models/ops/attention.h"
+#include "olv2/models/ops/counter_dropout.h"
 #include "olv2/util/autocast_guard.h"
 
 namespace olv2 {

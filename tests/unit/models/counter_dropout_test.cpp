@@ -1,4 +1,4 @@
-#include "olv2/models/layers/counter_dropout.h"
+#include "olv2/models/ops/counter_dropout.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

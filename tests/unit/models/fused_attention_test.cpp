@@ -1,4 +1,4 @@
-#include "olv2/models/layers/fused_attention.h"
+#include "olv2/models/ops/fused_attention.h"
 
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "olv2/models/layers/attention.h"
-#include "olv2/models/layers/blocked_attention.h"
-#include "olv2/models/layers/counter_dropout.h"
+#include "olv2/models/ops/attention.h"
+#include "olv2/models/ops/blocked_attention.h"
+#include "olv2/models/ops/counter_dropout.h"
 #include "support/test_paths.h"
 
 namespace olv2 {

@@ -8,7 +8,7 @@
 #include "olv2/models/build.h"
 #include "olv2/models/model_schema.h"
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "support/test_paths.h"
 
@@ -38,6 +38,22 @@ TEST(ModelBuild, TheShippedConfigBuildsABaseline) {
   EXPECT_EQ(baseline->options().img_backbone.depth, model.at("img_backbone").at("depth").as_int());
   EXPECT_EQ(baseline->options().lc_head.num_query, model.at("lc_head").at("num_query").as_int());
   EXPECT_EQ(baseline->options().te_head.object_type, DetrObjectType::kBox);
+}
+
+// The BEV range pictures are drawn over comes from the model's own options.
+TEST(ModelBuild, TheBevRangeComesFromEitherModelsOptions) {
+  const ConfigNode baseline = load_config_file(test::source_dir() / "configs/baseline.yaml");
+  EXPECT_EQ(detector_bev_range(baseline.at("model")),
+            (BevRange{-50.0, -25.0, -3.0, 50.0, 25.0, 2.0}));
+  const ConfigNode large = load_config_file(test::source_dir() / "configs/baseline_large.yaml");
+  EXPECT_EQ(detector_bev_range(large.at("model")), (BevRange{-51.2, -25.6, -2.3, 51.2, 25.6, 1.7}));
+  try {
+    detector_bev_range(parse_yaml("type: Detr3D", "model.yaml"));
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("model type `Detr3D`"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(ModelBuild, UnknownKeysAndStagesAreInputErrorsWithTheirLocation) {

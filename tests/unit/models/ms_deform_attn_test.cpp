@@ -1,6 +1,6 @@
 // The deformable sampling against a scalar loop that follows its definition (bilinear
 // interpolation with half-pixel centres and zero padding), forward and backward.
-#include "olv2/models/layers/ms_deform_attn.h"
+#include "olv2/models/ops/ms_deform_attn.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "olv2/util/pth_print.h"
-#include "olv2/util/pth_value.h"
+#include "olv2/util/pth/pth_print.h"
+#include "olv2/util/pth/pth_value.h"
 #include "support/test_paths.h"
 
 namespace olv2::test {

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pickle_reader.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pickle_reader.h"
+#include "olv2/util/pth/pth_file.h"
 #include "pth_expectations.h"
 
 namespace olv2 {

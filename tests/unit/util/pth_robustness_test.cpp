@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pickle_reader.h"
-#include "olv2/util/pth_file.h"
-#include "olv2/util/pth_formats.h"
-#include "olv2/util/zip_reader.h"
+#include "olv2/util/pth/pickle_reader.h"
+#include "olv2/util/pth/pth_file.h"
+#include "olv2/util/pth/pth_formats.h"
+#include "olv2/util/pth/zip_reader.h"
 #include "pth_expectations.h"
 
 namespace olv2 {

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
-#include "olv2/util/zip_reader.h"
+#include "olv2/util/pth/pth_file.h"
+#include "olv2/util/pth/zip_reader.h"
 #include "pth_expectations.h"
 #include "support/run_command.h"
 #include "support/test_paths.h"
@@ -174,16 +174,15 @@ TEST_P(PythonTorchLoad, ReadsWhatWeWrite) {
   const PthValue written = sample_checkpoint();
   write_pth(dir / "checkpoint.pth", written);
   const test::CommandResult result = test::run_command(
-      "'" + python + "' '" + (test::source_dir() / "scripts" / "describe_pth.py").string() +
-      "' '" + (dir / "checkpoint.pth").string() + "'");
+      "'" + python + "' '" + (test::source_dir() / "scripts" / "describe_pth.py").string() + "' '" +
+      (dir / "checkpoint.pth").string() + "'");
   ASSERT_EQ(result.exit_status, 0) << result.output;
   const nlohmann::json facts = nlohmann::json::parse(result.output);
   EXPECT_EQ(facts.size(), count_values(written)) << "paths described by Python: " << facts.dump();
   test::expect_all_facts(written, facts, "python view of checkpoint.pth");
 }
 
-INSTANTIATE_TEST_SUITE_P(Pythons, PythonTorchLoad,
-                         ::testing::Values("/usr/bin/python3", "venv"),
+INSTANTIATE_TEST_SUITE_P(Pythons, PythonTorchLoad, ::testing::Values("/usr/bin/python3", "venv"),
                          [](const auto& info) {
                            return info.param == "venv" ? std::string("PyTorch2_11InVenv")
                                                        : std::string("DebianTorch1_13");

@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "olv2/util/error.h"
-#include "olv2/util/pth_file.h"
+#include "olv2/util/pth/pth_file.h"
 #include "pth_expectations.h"
 
 namespace olv2 {

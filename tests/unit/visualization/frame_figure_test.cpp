@@ -7,10 +7,10 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "olv2/config/config_loader.h"
 #include "olv2/data/image_io.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/error.h"
+#include "olv2/visualization/bev_panel.h"
 #include "olv2/visualization/palette.h"
 #include "support/test_paths.h"
 
@@ -262,22 +262,18 @@ TEST(FrameFigure, WritesOnePngPerFrameAndNamesAFrameThePredictionsLack) {
   }
 }
 
-TEST(FrameFigure, TheBevAreaComesFromEitherModelsConfig) {
-  const BevArea baseline = bev_area_from_config(
-      load_config_file(test::source_dir() / "configs" / "baseline.yaml"), "baseline");
-  EXPECT_DOUBLE_EQ(baseline.x_min, -50.0);
-  EXPECT_DOUBLE_EQ(baseline.x_max, 50.0);
-  EXPECT_DOUBLE_EQ(baseline.y_min, -25.0);
-  EXPECT_DOUBLE_EQ(baseline.y_max, 25.0);
-  const BevArea large = bev_area_from_config(
-      load_config_file(test::source_dir() / "configs" / "baseline_large.yaml"), "large");
-  EXPECT_DOUBLE_EQ(large.x_max, 51.2);
-  EXPECT_DOUBLE_EQ(large.y_min, -25.6);
+TEST(FrameFigure, TheBevAreaIsTheRangesGroundRectangle) {
+  const BevArea area = bev_area({-51.2, -25.6, -2.3, 51.2, 25.6, 1.7}, "large");
+  EXPECT_DOUBLE_EQ(area.x_min, -51.2);
+  EXPECT_DOUBLE_EQ(area.x_max, 51.2);
+  EXPECT_DOUBLE_EQ(area.y_min, -25.6);
+  EXPECT_DOUBLE_EQ(area.y_max, 25.6);
   try {
-    bev_area_from_config(ConfigNode::map({}), "empty.yaml");
+    bev_area({10.0, -25.0, -3.0, 10.0, 25.0, 2.0}, "empty.yaml");
     FAIL() << "expected an error";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("empty.yaml"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("empty.yaml: empty BEV range"), std::string::npos)
+        << error.what();
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-#include "olv2/engine/checkpoint_keeper.h"
-#include "olv2/engine/engine_options.h"
+#include "olv2/engine/checkpoint/checkpoint_keeper.h"
 #include "olv2/engine/hook.h"
+#include "olv2/engine/settings/engine_options.h"
 
 namespace olv2 {
 

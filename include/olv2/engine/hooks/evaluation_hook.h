@@ -2,8 +2,8 @@
 #include <filesystem>
 
 #include "olv2/data/dataset.h"
-#include "olv2/engine/engine_options.h"
 #include "olv2/engine/hook.h"
+#include "olv2/engine/settings/engine_options.h"
 #include "olv2/visualization/frame_figure.h"
 
 namespace olv2 {

@@ -2,7 +2,7 @@
 #include <filesystem>
 
 #include "olv2/engine/hook.h"
-#include "olv2/engine/json_log_file.h"
+#include "olv2/engine/logging/json_log_file.h"
 
 namespace olv2 {
 

@@ -2,7 +2,7 @@
 #include <memory>
 #include <optional>
 
-#include "olv2/engine/gradient_sync.h"
+#include "olv2/engine/dist/gradient_sync.h"
 #include "olv2/engine/hook.h"
 #include "olv2/solver/grad_clip.h"
 

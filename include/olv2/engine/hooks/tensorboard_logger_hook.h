@@ -2,7 +2,7 @@
 #include <filesystem>
 
 #include "olv2/engine/hook.h"
-#include "olv2/engine/tensorboard_writer.h"
+#include "olv2/engine/logging/tensorboard_writer.h"
 
 namespace olv2 {
 

@@ -2,7 +2,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
-#include "olv2/models/layers/ms_deform_attn.h"
+#include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "olv2/models/layers/ms_deform_attn.h"
+#include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 

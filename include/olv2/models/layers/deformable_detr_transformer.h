@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "olv2/models/layers/deformable_transformer_layer.h"
-#include "olv2/models/layers/ms_deform_attn.h"
+#include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 

@@ -5,7 +5,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
-#include "olv2/models/layers/ms_deform_attn.h"
+#include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 

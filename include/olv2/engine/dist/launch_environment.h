@@ -1,0 +1,28 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "olv2/engine/settings/train_options.h"
+
+namespace olv2 {
+
+// Where this process stands in a multi-process run, as the launcher says: torchrun's
+// environment (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), the
+// DeepSpeed launcher's (LOCAL_SIZE, `--local_rank=N`), or one process.
+struct LaunchEnvironment {
+  int64_t rank = 0;
+  int64_t world_size = 1;
+  int64_t local_rank = 0;
+  int64_t local_world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  bool distributed() const { return world_size > 1; }
+};
+
+// Reads the launch environment for `options.launcher`. With "none" this is one process (and
+// WORLD_SIZE > 1 in the environment is a bad invocation asking for --launcher pytorch: N copies
+// would train alone side by side). With "pytorch", RANK and WORLD_SIZE are required; every
+// malformed value is an input error naming the variable.
+LaunchEnvironment launch_environment(const TrainOptions& options);
+
+}  // namespace olv2

@@ -1,0 +1,73 @@
+#include "olv2/engine/settings/train_config.h"
+
+#include "olv2/data/data_schema.h"
+#include "olv2/engine/settings/engine_schema.h"
+#include "olv2/models/model_schema.h"
+#include "olv2/solver/solver_schema.h"
+
+namespace olv2 {
+
+const std::vector<std::string>& informational_keys() {
+  static const std::vector<std::string> keys = {
+      "_dim_",        "_pos_dim_",         "_ffn_dim_",    "_num_levels_",   "bev_h_",
+      "bev_w_",       "method_para",       "img_norm_cfg", "train_pipeline", "test_pipeline",
+      "dataset_type", "point_cloud_range", "voxel_size",   "class_names",    "input_modality",
+      "queue_length", "num_cams",          "Map_size",     "code_size",      "_ffn_cfg_",
+      "total_epochs"};
+  return keys;
+}
+
+Schema train_config_schema() {
+  Schema schema = Schema::map();
+  for (const std::string& key : informational_keys()) schema.optional(key, Schema::any());
+  const Schema ds_inline = Schema::open_map();
+  schema
+      .optional("custom_imports", Schema::map()
+                                      .optional("imports", Schema::sequence(Schema::string()))
+                                      .optional("allow_failed_imports", Schema::boolean()))
+      .required("model", model_schema())
+      .optional("data_root", Schema::string())
+      .optional("meta_root", Schema::string())
+      .required("data", data_section_schema())
+      .required("optimizer", optimizer_schema())
+      .optional("optimizer_config", optimizer_config_schema())
+      .required("lr_config", lr_config_schema())
+      .required("runner", runner_schema())
+      .optional("evaluation", evaluation_schema())
+      .optional("submission", submission_schema())
+      .optional("checkpoint_config", checkpoint_config_schema())
+      .optional("log_config", log_config_schema())
+      .optional("dist_params", Schema::map()
+                                   .optional("backend", Schema::string().choices({"nccl", "gloo"}))
+                                   .optional("timeout_s", Schema::number().range(0.001, 1e9))
+                                   .optional("bucket_cap_mb", Schema::number().range(0.001, 1e6)))
+      .optional("log_level", Schema::string().choices({"DEBUG", "INFO", "WARNING", "ERROR"}))
+      .optional("load_from", Schema::string().nullable())
+      .optional("resume_from", Schema::string().nullable())
+      .optional("workflow", Schema::sequence())
+      .optional("fp16", fp16_schema())
+      .optional("bf16", bf16_schema())
+      .optional("ds", Schema::either(Schema::string(), ds_inline).nullable())
+      .optional("threads", Schema::integer().range(1, 4096).nullable());
+  return schema;
+}
+
+std::vector<std::string> ignored_keys_in(const ConfigNode& root) {
+  std::vector<std::string> ignored;
+  const auto note = [&](const ConfigNode* node, const std::string& why) {
+    if (node != nullptr) ignored.push_back(node->path() + ": " + why);
+  };
+  note(root.find("custom_imports"), "Python plug-in import; the models are built in");
+  note(root.find("workflow"), "always train, then validate every evaluation.interval epochs");
+  if (const ConfigNode* data = root.find("data")) {
+    note(data->find("shuffler_sampler"),
+         "training data is always sharded per rank and shuffled per epoch");
+    note(data->find("nonshuffler_sampler"), "validation data is always sharded per rank in order");
+  }
+  if (const ConfigNode* evaluation = root.find("evaluation")) {
+    note(evaluation->find("pipeline"), "validation uses data.val.pipeline");
+  }
+  return ignored;
+}
+
+}  // namespace olv2

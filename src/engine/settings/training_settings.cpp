@@ -1,0 +1,308 @@
+#include "olv2/engine/settings/training_settings.h"
+
+#include <sstream>
+
+#include "olv2/engine/precision/make_loss_scaler.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+std::string text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string yaml_source(const ConfigNode* node, const std::string& key) {
+  if (node == nullptr) return "default (no `" + key + "` in the config)";
+  return "config " + node->location().to_string() + " `" + key + "`";
+}
+
+void record(TrainingSettings& settings, const std::string& setting, const std::string& value,
+            const std::string& source) {
+  const std::string prefix = setting + " = ";
+  for (std::string& line : settings.sources) {
+    if (line.compare(0, prefix.size(), prefix) == 0) {
+      line = prefix + value + " <- " + source;
+      return;
+    }
+  }
+  settings.sources.push_back(prefix + value + " <- " + source);
+}
+
+const ConfigNode* child(const ConfigNode& node, const std::string& key) {
+  const ConfigNode* found = node.find(key);
+  return (found == nullptr || found->is_null()) ? nullptr : found;
+}
+
+std::string scaler_text(const PrecisionSettings& precision) {
+  return describe_loss_scaler(precision.scaler_kind, precision.scaler);
+}
+
+// The keys get_dynamic_loss_scale_args looks for; `loss_scale` is not one.
+bool names_dynamic_scaling_key(const DeepSpeedFp16& fp16) {
+  return fp16.initial_scale_power || fp16.loss_scale_window || fp16.min_loss_scale ||
+         fp16.hysteresis || fp16.consecutive_hysteresis;
+}
+
+// What FP16_Optimizer would not use of the fp16 keys given.
+std::vector<std::string> keys_fp16_optimizer_ignores(const DeepSpeedFp16& fp16) {
+  std::vector<std::string> keys;
+  if (fp16.hysteresis) keys.push_back("fp16.hysteresis");
+  if (fp16.consecutive_hysteresis) keys.push_back("fp16.consecutive_hysteresis");
+  if (fp16.raise_error_at_min_scale) keys.push_back("fp16.raise_error_at_min_scale");
+  return keys;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+std::string zero_note(int64_t stage, const std::string& file) {
+  const std::string sharded = stage == 1   ? "optimizer state is"
+                              : stage == 2 ? "optimizer state and gradients are"
+                                           : "optimizer state, gradients and parameters are";
+  return "DeepSpeed ZeRO stage " + std::to_string(stage) + " (" + file +
+         " zero_optimization.stage): " + sharded +
+         " not sharded here, every rank keeps a full copy as without ZeRO; the stage only "
+         "makes fp16 use ZeRO's DynamicLossScaler";
+}
+
+// DeepSpeed's choice for an fp16 section: FP16_Optimizer without ZeRO (wrapping
+// FusedAdam, or torch's Adam through FP16_UnfusedOptimizer), ZeRO's
+// DynamicLossScaler from stage 1 on.
+void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& json) {
+  const DeepSpeedFp16& fp16 = *json.fp16;
+  const int64_t stage = json.zero_stage.value_or(0);
+  PrecisionSettings& precision = settings.precision;
+  std::string source = json.file + " fp16";
+  if (stage >= 1) {
+    precision.scaler_kind = LossScalerKind::kDynamicLossScaler;
+    precision.scaler = zero_loss_scaler_options(fp16);
+    source += " with zero_optimization.stage " + std::to_string(stage) + ", over " +
+              (names_dynamic_scaling_key(fp16)
+                   ? "DeepSpeed's dynamic-scaling defaults"
+                   : "DynamicLossScaler's class defaults (no dynamic-scaling key given)");
+  } else {
+    precision.scaler_kind = LossScalerKind::kFp16Optimizer;
+    precision.scaler = loss_scaler_options(fp16);
+    const bool unfused = json.optimizer && json.optimizer->torch_adam.value_or(false);
+    if (unfused && !names_dynamic_scaling_key(fp16)) precision.scaler.min_loss_scale = 0.25;
+    source += std::string(" without ZeRO (") +
+              (unfused ? "optimizer.params.torch_adam: FP16_UnfusedOptimizer"
+                       : "FusedAdam in FP16_Optimizer") +
+              "), over DeepSpeed's dynamic-scaling defaults";
+    const std::vector<std::string> ignored = keys_fp16_optimizer_ignores(fp16);
+    if (!ignored.empty() && precision.fp16) {
+      settings.notes.push_back(json.file + " " + joined(ignored) +
+                               ": no effect, FP16_Optimizer has no hysteresis and never stops "
+                               "at the minimum loss scale (ZeRO's DynamicLossScaler would use "
+                               "them)");
+    }
+  }
+  record(settings, "loss scaler", scaler_text(precision), source);
+}
+
+}  // namespace
+
+LossScalerOptions loss_scaler_options(const DeepSpeedFp16& fp16) {
+  LossScalerOptions options;
+  options.loss_scale = fp16.loss_scale.value_or(options.loss_scale);
+  options.initial_scale_power =
+      static_cast<int>(fp16.initial_scale_power.value_or(options.initial_scale_power));
+  options.loss_scale_window = fp16.loss_scale_window.value_or(options.loss_scale_window);
+  options.hysteresis = static_cast<int>(fp16.hysteresis.value_or(options.hysteresis));
+  options.min_loss_scale = fp16.min_loss_scale.value_or(options.min_loss_scale);
+  options.consecutive_hysteresis =
+      fp16.consecutive_hysteresis.value_or(options.consecutive_hysteresis);
+  options.raise_error_at_min_scale =
+      fp16.raise_error_at_min_scale.value_or(options.raise_error_at_min_scale);
+  return options;
+}
+
+LossScalerOptions zero_loss_scaler_options(const DeepSpeedFp16& fp16) {
+  if (names_dynamic_scaling_key(fp16)) return loss_scaler_options(fp16);
+  LossScalerOptions options;
+  options.initial_scale_power = 32;
+  options.hysteresis = 1;
+  options.loss_scale = fp16.loss_scale.value_or(options.loss_scale);
+  options.raise_error_at_min_scale =
+      fp16.raise_error_at_min_scale.value_or(options.raise_error_at_min_scale);
+  return options;
+}
+
+DeepSpeedFp16 fp16_from_config(const ConfigNode& node) {
+  DeepSpeedFp16 fp16;
+  fp16.enabled = node.get<bool>("enabled", true);
+  if (child(node, "loss_scale")) fp16.loss_scale = node.at("loss_scale").as_double();
+  if (child(node, "initial_scale_power")) {
+    fp16.initial_scale_power = node.at("initial_scale_power").as_int();
+  }
+  if (child(node, "loss_scale_window")) {
+    fp16.loss_scale_window = node.at("loss_scale_window").as_int();
+  }
+  if (child(node, "hysteresis")) fp16.hysteresis = node.at("hysteresis").as_int();
+  if (child(node, "min_loss_scale")) {
+    fp16.min_loss_scale = node.at("min_loss_scale").as_double();
+  }
+  if (child(node, "consecutive_hysteresis")) {
+    fp16.consecutive_hysteresis = node.at("consecutive_hysteresis").as_bool();
+  }
+  if (child(node, "raise_error_at_min_scale")) {
+    fp16.raise_error_at_min_scale = node.at("raise_error_at_min_scale").as_bool();
+  }
+  return fp16;
+}
+
+TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_fp16_flag) {
+  TrainingSettings settings;
+  const ConfigNode& optimizer = root.at("optimizer");
+  const ConfigNode* optimizer_config = child(root, "optimizer_config");
+  settings.solver = solver_options_from_config(optimizer, optimizer_config);
+  const AdamOptions& adam = settings.solver.adam;
+  record(settings, "optimizer.type", adam.type, yaml_source(&optimizer, "optimizer"));
+  record(settings, "optimizer.lr", text(adam.lr),
+         yaml_source(child(optimizer, "lr"), "optimizer.lr"));
+  record(settings, "optimizer.weight_decay", text(adam.weight_decay),
+         yaml_source(child(optimizer, "weight_decay"), "optimizer.weight_decay"));
+  record(settings, "optimizer.betas", text(adam.betas[0]) + ", " + text(adam.betas[1]),
+         yaml_source(child(optimizer, "betas"), "optimizer.betas"));
+  record(settings, "optimizer.eps", text(adam.eps),
+         yaml_source(child(optimizer, "eps"), "optimizer.eps"));
+  record(settings, "optimizer.paramwise_cfg.custom_keys",
+         std::to_string(settings.solver.custom_keys.size()) + " key(s)",
+         yaml_source(child(optimizer, "paramwise_cfg"), "optimizer.paramwise_cfg"));
+  const ConfigNode* clip = optimizer_config ? child(*optimizer_config, "grad_clip") : nullptr;
+  record(settings, "grad_clip.max_norm",
+         settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
+         yaml_source(clip, "optimizer_config.grad_clip"));
+
+  const ConfigNode& lr_config = root.at("lr_config");
+  settings.cosine = cosine_annealing_from_config(lr_config);
+  record(settings, "lr schedule", "mmcv CosineAnnealing", yaml_source(&lr_config, "lr_config"));
+
+  const ConfigNode& data = root.at("data");
+  settings.samples_per_gpu = data.at("samples_per_gpu").as_int();
+  settings.accumulation_steps = data.get<int64_t>("gradient_accumulation_steps", 1);
+  record(settings, "samples_per_gpu", std::to_string(settings.samples_per_gpu),
+         yaml_source(child(data, "samples_per_gpu"), "data.samples_per_gpu"));
+  record(
+      settings, "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
+      yaml_source(child(data, "gradient_accumulation_steps"), "data.gradient_accumulation_steps"));
+
+  DeepSpeedFp16 fp16;
+  if (const ConfigNode* node = child(root, "fp16")) fp16 = fp16_from_config(*node);
+  settings.precision.fp16 = use_fp16_flag || fp16.enabled.value_or(false);
+  settings.precision.fp16_from_command_line = use_fp16_flag;
+  settings.precision.scaler = loss_scaler_options(fp16);
+  const ConfigNode* bf16 = child(root, "bf16");
+  settings.precision.bf16 = bf16 != nullptr && bf16->get<bool>("enabled", false);
+  record(settings, "fp16", settings.precision.fp16 ? "on" : "off",
+         use_fp16_flag ? "command line --use-fp16" : yaml_source(child(root, "fp16"), "fp16"));
+  record(settings, "bf16", settings.precision.bf16 ? "on" : "off", yaml_source(bf16, "bf16"));
+  record(settings, "loss scaler", scaler_text(settings.precision),
+         yaml_source(child(root, "fp16"), "fp16") + " over DeepSpeed's defaults");
+  return settings;
+}
+
+TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpeedConfig& json,
+                                        int64_t world_size) {
+  const std::string from = json.file + " ";
+  if (json.optimizer) {
+    const DeepSpeedOptimizer& optimizer = *json.optimizer;
+    AdamOptions& adam = settings.solver.adam;
+    adam.type = optimizer.type;
+    adam.decoupled_weight_decay = optimizer.decoupled_weight_decay();
+    record(settings, "optimizer.type",
+           optimizer.type +
+               (adam.decoupled_weight_decay ? " (decoupled weight decay)" : " (L2 weight decay)"),
+           from + "optimizer.type");
+    const std::string params = from + "optimizer.params.";
+    if (optimizer.lr) {
+      adam.lr = *optimizer.lr;
+      record(settings, "optimizer.lr", text(adam.lr), params + "lr");
+    }
+    if (optimizer.weight_decay) {
+      adam.weight_decay = *optimizer.weight_decay;
+      record(settings, "optimizer.weight_decay", text(adam.weight_decay), params + "weight_decay");
+    }
+    if (optimizer.betas) {
+      adam.betas = *optimizer.betas;
+      record(settings, "optimizer.betas", text(adam.betas[0]) + ", " + text(adam.betas[1]),
+             params + "betas");
+    }
+    if (optimizer.eps) {
+      adam.eps = *optimizer.eps;
+      record(settings, "optimizer.eps", text(adam.eps), params + "eps");
+    }
+  }
+  if (json.scheduler) {
+    settings.cosine.reset();
+    settings.deepspeed_schedule = *json.scheduler;
+    const bool one_lr_for_all_groups = json.scheduler->type != "WarmupCosineLR";
+    record(settings, "lr schedule",
+           "DeepSpeed " + json.scheduler->type +
+               (one_lr_for_all_groups
+                    ? " (other param groups keep lr_mult; DeepSpeed would give all the same lr)"
+                    : " (each param group scaled from its own lr, as DeepSpeed does)"),
+           from + "scheduler");
+  }
+  if (json.gradient_clipping) {
+    if (*json.gradient_clipping > 0.0) {
+      GradClipOptions clip = settings.solver.grad_clip.value_or(GradClipOptions{});
+      clip.max_norm = *json.gradient_clipping;
+      settings.solver.grad_clip = clip;
+    } else {
+      settings.solver.grad_clip.reset();
+    }
+    record(settings, "grad_clip.max_norm",
+           settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
+           from + "gradient_clipping");
+  }
+  if (const std::optional<BatchSizes> batch = resolve_batch_sizes(json, world_size)) {
+    settings.samples_per_gpu = batch->micro_batch_per_gpu;
+    settings.accumulation_steps = batch->accumulation_steps;
+    const std::string source =
+        from + "batch keys (" + batch->how + ", world size " + std::to_string(world_size) + ")";
+    record(settings, "samples_per_gpu", std::to_string(settings.samples_per_gpu), source);
+    record(settings, "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
+           source);
+  }
+  if (json.zero_stage) {
+    record(settings, "zero_optimization.stage", std::to_string(*json.zero_stage),
+           from + "zero_optimization.stage");
+    if (*json.zero_stage >= 1) settings.notes.push_back(zero_note(*json.zero_stage, json.file));
+  }
+  if (json.fp16) {
+    if (json.fp16->enabled) {
+      settings.precision.fp16 = *json.fp16->enabled || settings.precision.fp16_from_command_line;
+    }
+    record(settings, "fp16", settings.precision.fp16 ? "on" : "off", from + "fp16.enabled");
+    select_deepspeed_scaler(settings, json);
+  }
+  if (json.bf16_enabled) {
+    settings.precision.bf16 = *json.bf16_enabled;
+    record(settings, "bf16", settings.precision.bf16 ? "on" : "off", from + "bf16.enabled");
+  }
+  return settings;
+}
+
+std::unique_ptr<LrScheduler> build_lr_scheduler(const TrainingSettings& settings,
+                                                const std::vector<ParamGroup>& groups,
+                                                int64_t max_epochs, int64_t iters_per_epoch) {
+  if (settings.deepspeed_schedule) {
+    std::vector<ScheduledGroup> scheduled;
+    for (const ParamGroup& group : groups) scheduled.push_back({group.lr, group.lr_mult});
+    return std::make_unique<DeepSpeedSchedule>(*settings.deepspeed_schedule, scheduled);
+  }
+  if (!settings.cosine) throw input_error("no learning-rate schedule configured (lr_config)");
+  std::vector<double> base_lrs;
+  for (const ParamGroup& group : groups) base_lrs.push_back(group.lr);
+  return std::make_unique<MmcvCosineAnnealing>(*settings.cosine, base_lrs, max_epochs,
+                                               iters_per_epoch);
+}
+
+}  // namespace olv2
