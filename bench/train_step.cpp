@@ -47,6 +47,7 @@
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "op_profile.h"
+#include "stage_times.h"
 
 namespace fs = std::filesystem;
 
@@ -211,10 +212,7 @@ int run_fixture(const FixtureRun& run) {
       olv2::scale_fixture_sample(olv2::read_fixture_batch(run.input, train), run.scale);
 
   std::map<std::string, double> split;  // one step's stages
-  if (auto* baseline = dynamic_cast<olv2::BaselineImpl*>(model.get())) {
-    baseline->set_stage_timer(
-        [&split](const std::string& stage, double seconds) { split[stage] += seconds; });
-  }
+  const olv2::bench::StageTimes stage_times;
   std::vector<at::Tensor> trainable;
   for (const at::Tensor& p : model->parameters()) {
     if (p.requires_grad()) trainable.push_back(p);
@@ -227,6 +225,7 @@ int run_fixture(const FixtureRun& run) {
   }
   auto step = [&] {
     split.clear();
+    olv2::bench::StageTimes::seconds().clear();
     const auto start = std::chrono::steady_clock::now();
     if (!train) {
       torch::NoGradGuard no_grad;
@@ -243,6 +242,7 @@ int run_fixture(const FixtureRun& run) {
       total = olv2::total_loss(model->forward_train(batch));
     }
     const double forward = seconds_since(start);
+    for (const auto& [stage, seconds] : olv2::bench::StageTimes::seconds()) split[stage] = seconds;
     split["forward_train+loss"] = forward;
     split["heads+losses"] = forward - split["backbone"] - split["neck"] - split["view_transformer"];
     auto mark = std::chrono::steady_clock::now();

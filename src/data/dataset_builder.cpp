@@ -1,21 +1,23 @@
 #include "olv2/data/dataset_builder.h"
 
-#include "olv2/data/dataset_location.h"
 #include "olv2/data/frame_reader.h"
-#include "olv2/data/pipeline.h"
 
 namespace olv2 {
 
-std::unique_ptr<OpenLaneV2Dataset> build_dataset(const ConfigNode& root,
-                                                 const std::string& split_key, uint64_t seed) {
-  const DatasetLocation location = resolve_dataset_location(root, split_key);
-  const ConfigNode& dataset = root.at("data").at(split_key);
-  FrameIndex index(location.data_root, location.collection_file, location.split);
-  Pipeline pipeline = build_pipeline(dataset.at("pipeline"));
+DatasetSpec dataset_spec_from_config(const ConfigNode& root, const std::string& split_key) {
+  DatasetSpec spec;
+  spec.location = resolve_dataset_location(root, split_key);
+  spec.pipeline = build_pipeline(root.at("data").at(split_key).at("pipeline"));
+  spec.skip_bad_frames = root.at("data").get<bool>("skip_bad_frames", false);
+  return spec;
+}
+
+std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64_t seed) {
+  FrameIndex index(spec.location.data_root, spec.location.collection_file, spec.location.split);
   DatasetOptions options;
   options.seed = seed;
-  options.skip_bad_frames = root.at("data").get<bool>("skip_bad_frames", false);
-  return std::make_unique<OpenLaneV2Dataset>(std::move(index), std::move(pipeline), options);
+  options.skip_bad_frames = spec.skip_bad_frames;
+  return std::make_unique<OpenLaneV2Dataset>(std::move(index), spec.pipeline, options);
 }
 
 }  // namespace olv2

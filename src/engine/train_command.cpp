@@ -70,7 +70,8 @@ void train(const ConfigNode& config, const EngineOptions& engine, const TrainOpt
                                          {"backend", collective.backend()}}));
   spdlog::info("Config:\n{}", to_yaml(config));
   log_config_notes(config);
-  TrainingRun run(config, engine, options, files, device, collective);
+  TrainingRun run(run_settings_from_config(config, engine, options, collective.world_size()),
+                  options, files, device, collective);
   run.run(std::move(observers));
   spdlog::info("training finished; work dir {}", work_dir.string());
 }

@@ -3,8 +3,6 @@
 #include <torch/optim/optimizer.h>
 #include <torch/utils.h>
 
-#include "olv2/config/config_json.h"
-#include "olv2/config/config_loader.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/data/sampler.h"
 #include "olv2/engine/checkpoint/optimizer_state.h"
@@ -19,7 +17,6 @@
 #include "olv2/engine/hooks/tensorboard_logger_hook.h"
 #include "olv2/engine/hooks/text_logger_hook.h"
 #include "olv2/engine/precision/precision.h"
-#include "olv2/engine/settings/deepspeed_config.h"
 #include "olv2/engine/trainer.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/optimizer.h"
@@ -32,19 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<DeepSpeedConfig> deepspeed_config_of(const ConfigNode& config,
-                                                   const TrainOptions& options) {
-  if (!options.use_ds) return std::nullopt;
-  if (!options.deepspeed_config.empty()) return read_deepspeed_config(options.deepspeed_config);
-  const ConfigNode* ds = config.find("ds");
-  if (ds == nullptr || ds->is_null()) {
-    throw input_error(
-        "--use-ds needs a DeepSpeed JSON: --deepspeed-config FILE or the config's `ds`");
-  }
-  if (ds->is_scalar()) return read_deepspeed_config(ds->as_string());
-  return parse_deepspeed_config(config_to_json(*ds).dump(), ds->where());
-}
-
 // Every rank starts from rank 0's parameters and buffers, as DDP does at construction.
 void broadcast_module_state(torch::nn::Module& module, Collective& collective) {
   torch::NoGradGuard no_grad;
@@ -56,20 +40,16 @@ void broadcast_module_state(torch::nn::Module& module, Collective& collective) {
 
 }  // namespace
 
-TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
-                         const TrainOptions& options, RunFiles files, c10::Device device,
-                         Collective& collective)
-    : engine_(std::move(engine)),
+TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles files,
+                         c10::Device device, Collective& collective)
+    : engine_(std::move(run.engine)),
+      settings_(std::move(run.training)),
       options_(options),
       files_(std::move(files)),
       collective_(collective) {
   const int64_t world_size = collective.world_size();
-  settings_ = training_settings_from_config(config, options.use_fp16);
-  if (auto ds = deepspeed_config_of(config, options)) {
-    settings_ = apply_deepspeed_config(settings_, *ds, world_size);
-    for (const std::string& ignored : ds->ignored)
-      spdlog::info("DeepSpeed JSON key ignored: {}", ignored);
-  }
+  for (const std::string& ignored : run.deepspeed_ignored_keys)
+    spdlog::info("DeepSpeed JSON key ignored: {}", ignored);
   for (const std::string& source : settings_.sources) spdlog::info("setting {}", source);
 
   const fs::path resume_path = resume_checkpoint_path(engine_.resume_from, files_.work_dir);
@@ -85,16 +65,15 @@ TrainingRun::TrainingRun(const ConfigNode& config, EngineOptions engine,
 
   context_.device = device;
   if (collective.backend() != "none") context_.collective = &collective;
-  context_.config_text = to_yaml(config);
+  context_.config_text = std::move(run.config_text);
   context_.max_epochs = engine_.max_epochs;
   // The initial weights derive from the seed, like everything else random in a run.
   torch::manual_seed(identity.seed);
-  if (engine_.evaluation.visualize > 0) {
-    figures_.range =
-        bev_area(detector_bev_range(config.at("model")), "model of `evaluation.visualize`");
+  if (run.picture_bev_range) {
+    figures_.range = bev_area(*run.picture_bev_range, "model of `evaluation.visualize`");
   }
-  build_model(config.at("model"));
-  build_data(config);
+  build_model(run.model);
+  build_data(run.train, run.val);
   build_solver();
   if (resumed_) {
     restore(resume_path);
@@ -113,12 +92,10 @@ void TrainingRun::build_model(const ConfigNode& model_config) {
   spdlog::info("model {} on {}", model_config.at("type").as_string(), context_.device.str());
 }
 
-void TrainingRun::build_data(const ConfigNode& config) {
+void TrainingRun::build_data(const DatasetSpec& train, const std::optional<DatasetSpec>& val) {
   const uint64_t seed = context_.identity.seed;
-  train_set_ = build_dataset(config, "train", seed);
-  if (!options_.no_validate && engine_.has_val_split) {
-    val_set_ = build_dataset(config, "val", seed);
-  }
+  train_set_ = build_dataset(train, seed);
+  if (val) val_set_ = build_dataset(*val, seed);
   SamplerOptions sampler;
   sampler.dataset_size = static_cast<int64_t>(train_set_->size());
   sampler.seed = seed;

@@ -5,12 +5,23 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/data/dataset.h"
+#include "olv2/data/dataset_location.h"
+#include "olv2/data/pipeline.h"
 
 namespace olv2 {
 
-// The dataset of `data.<split_key>` of a validated config: its location (dataset_location.h),
-// its own `pipeline` list and `data.skip_bad_frames`; augmentation draws from `seed`.
-std::unique_ptr<OpenLaneV2Dataset> build_dataset(const ConfigNode& root,
-                                                 const std::string& split_key, uint64_t seed);
+// One split's dataset as a validated config describes it, read once: where it is
+// (dataset_location.h), its own `pipeline` list, built, and `data.skip_bad_frames`.
+struct DatasetSpec {
+  DatasetLocation location;
+  Pipeline pipeline;
+  bool skip_bad_frames = false;
+};
+
+// The spec of `data.<split_key>` of a validated config.
+DatasetSpec dataset_spec_from_config(const ConfigNode& root, const std::string& split_key);
+
+// The dataset of `spec`; augmentation draws from `seed`.
+std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64_t seed);
 
 }  // namespace olv2

@@ -13,6 +13,7 @@
 #include "olv2/engine/hook.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/engine_options.h"
+#include "olv2/engine/settings/run_settings.h"
 #include "olv2/engine/settings/train_options.h"
 #include "olv2/engine/settings/training_settings.h"
 #include "olv2/engine/train_context.h"
@@ -32,7 +33,8 @@ struct RunFiles {
   std::string timestamp;
 };
 
-// One `train_ds` run, built from a validated config and the command line: the model (through
+// One `train_ds` run, built from its settings (read once from the config and the command line,
+// run_settings.h): the model (through
 // the type-name registry), the data, the solver, the loss scaler, a resumed checkpoint's state
 // or loaded weights, and the hooks in the order they act (timer, LR schedule, optimizer step,
 // checkpoints, evaluation, the loggers). run() hands them to the Trainer loop. Under several
@@ -43,8 +45,8 @@ class TrainingRun {
  public:
   // Trains on `device`; `collective` (the ranks of the run; one process:
   // SingleProcessCollective) must outlive it.
-  TrainingRun(const ConfigNode& config, EngineOptions engine, const TrainOptions& options,
-              RunFiles files, c10::Device device, Collective& collective);
+  TrainingRun(RunSettings run, const TrainOptions& options, RunFiles files, c10::Device device,
+              Collective& collective);
   ~TrainingRun();
 
   // `observers` run after the run's own hooks at every hook point (e.g. a benchmark's probe).
@@ -52,7 +54,7 @@ class TrainingRun {
 
  private:
   void build_model(const ConfigNode& model_config);
-  void build_data(const ConfigNode& config);
+  void build_data(const DatasetSpec& train, const std::optional<DatasetSpec>& val);
   void build_solver();
   void restore(const std::filesystem::path& checkpoint_path);
   void load_weights(const std::string& path);

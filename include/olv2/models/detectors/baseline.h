@@ -2,8 +2,6 @@
 #include <ATen/core/Tensor.h>
 #include <torch/nn/pimpl.h>
 
-#include <chrono>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,23 +69,7 @@ class BaselineImpl : public DetectorImpl {
   CustomIpmViewTransformer& img_view_transformer() { return img_view_transformer_; }
   const BaselineOptions& options() const { return options_; }
 
-  // Called with the wall seconds of each image stage of a forward pass ("backbone", "neck",
-  // "view_transformer"), for benchmarks that split a step as the original's does; unset = not
-  // timed.
-  using StageTimer = std::function<void(const std::string& stage, double seconds)>;
-  void set_stage_timer(StageTimer timer) { stage_timer_ = std::move(timer); }
-
  private:
-  template <typename F>
-  auto timed(const std::string& stage, F&& run) {
-    if (!stage_timer_) return run();
-    const auto start = std::chrono::steady_clock::now();
-    auto result = run();
-    stage_timer_(stage,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    return result;
-  }
-
   at::Tensor extract_feat(const at::Tensor& images);
   bool checkpointed(const std::string& stage) const;
 
@@ -99,7 +81,6 @@ class BaselineImpl : public DetectorImpl {
   CustomDetrHead te_head_{nullptr};
   TopologyHead lclc_head_{nullptr};
   TopologyHead lcte_head_{nullptr};
-  StageTimer stage_timer_;
 };
 TORCH_MODULE(Baseline);
 
