@@ -2,9 +2,40 @@
 
 #include <torch/torch.h>
 
+#include "olv2/assign/assigner_config.h"
 #include "olv2/assign/linear_sum_assignment.h"
+#include "olv2/config/section_readers.h"
 
 namespace olv2 {
+
+Schema HungarianAssignerOptions::schema() {
+  Schema reg_cost = weighted_cost_schema("BBoxL1Cost");
+  reg_cost.optional("box_format", Schema::string().choices({"xyxy", "xywh"}));
+  Schema assigner = typed_schema("HungarianAssigner");
+  assigner.optional("cls_cost", FocalLossCostOptions::schema())
+      .optional("reg_cost", reg_cost)
+      .optional("iou_cost", iou_cost_schema());
+  return assigner;
+}
+
+HungarianAssignerOptions HungarianAssignerOptions::from_config(const ConfigNode& assigner) {
+  require_assigner_type(assigner, "HungarianAssigner");
+  HungarianAssignerOptions o;
+  o.cls_cost = FocalLossCostOptions::from_config(assigner.find("cls_cost"));
+  o.reg_cost_weight = nested_number(assigner, "reg_cost", "weight", o.reg_cost_weight);
+  if (const ConfigNode* reg = assigner.find("reg_cost"); reg != nullptr && !reg->is_null()) {
+    if (const ConfigNode* format = reg->find("box_format")) {
+      o.reg_box_format = format->as_string() == "xywh" ? BoxFormat::kXywh : BoxFormat::kXyxy;
+    }
+  }
+  o.iou_cost_weight = nested_number(assigner, "iou_cost", "weight", o.iou_cost_weight);
+  if (const ConfigNode* iou = assigner.find("iou_cost"); iou != nullptr && !iou->is_null()) {
+    if (const ConfigNode* mode = iou->find("iou_mode")) {
+      o.iou_mode = mode->as_string() == "giou" ? IouMode::kGiou : IouMode::kIou;
+    }
+  }
+  return o;
+}
 
 AssignResult match_by_cost(const at::Tensor& cost, int64_t num_queries, int64_t num_gts) {
   const auto empty = torch::empty({0}, torch::kLong);

@@ -2,10 +2,32 @@
 
 #include <torch/torch.h>
 
+#include "olv2/assign/assigner_config.h"
 #include "olv2/assign/hungarian_assigner.h"
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema LaneHungarianAssignerOptions::schema() {
+  Schema assigner = typed_schema("LaneHungarianAssigner");
+  assigner.optional("cls_cost", FocalLossCostOptions::schema())
+      .optional("reg_cost", weighted_cost_schema("LaneL1Cost"))
+      .optional("iou_cost", iou_cost_schema())
+      .optional("bev_range", numbers_schema())
+      .optional("normalize", Schema::boolean());
+  return assigner;
+}
+
+LaneHungarianAssignerOptions LaneHungarianAssignerOptions::from_config(const ConfigNode& assigner) {
+  require_assigner_type(assigner, "LaneHungarianAssigner");
+  LaneHungarianAssignerOptions o;
+  o.cls_cost = FocalLossCostOptions::from_config(assigner.find("cls_cost"));
+  o.reg_cost_weight = nested_number(assigner, "reg_cost", "weight", o.reg_cost_weight);
+  if (const ConfigNode* range = assigner.find("bev_range")) o.bev_range = fixed_numbers<6>(*range);
+  o.normalize = assigner.get<bool>("normalize", o.normalize);
+  return o;
+}
 namespace {
 
 void check_points(const at::Tensor& points) {

@@ -2,7 +2,30 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
+
 namespace olv2 {
+
+Schema FocalLossCostOptions::schema() {
+  Schema cost = weighted_cost_schema("FocalLossCost");
+  cost.optional("alpha", Schema::number()).optional("gamma", Schema::number());
+  return cost;
+}
+
+FocalLossCostOptions FocalLossCostOptions::from_config(const ConfigNode* section) {
+  FocalLossCostOptions o;
+  if (section == nullptr || section->is_null()) return o;
+  o.weight = section->get<double>("weight", o.weight);
+  o.alpha = section->get<double>("alpha", o.alpha);
+  o.gamma = section->get<double>("gamma", o.gamma);
+  return o;
+}
+
+Schema weighted_cost_schema(const std::string& type) {
+  Schema cost = typed_schema(type);
+  cost.optional("weight", Schema::number());
+  return cost;
+}
 
 at::Tensor focal_loss_cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels,
                            const FocalLossCostOptions& options) {

@@ -2,10 +2,31 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/losses/reduction.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema FocalLossOptions::schema() {
+  Schema loss = typed_schema("FocalLoss");
+  loss.optional("use_sigmoid", Schema::boolean())
+      .optional("gamma", Schema::number())
+      .optional("alpha", Schema::number())
+      .optional("loss_weight", Schema::number());
+  return loss;
+}
+
+FocalLossOptions FocalLossOptions::from_config(const ConfigNode& section) {
+  if (!section.get<bool>("use_sigmoid", true)) {
+    throw input_error(section.where() + ": only use_sigmoid: true is supported (as the original)");
+  }
+  FocalLossOptions o;
+  o.gamma = section.get<double>("gamma", o.gamma);
+  o.alpha = section.get<double>("alpha", o.alpha);
+  o.loss_weight = section.get<double>("loss_weight", o.loss_weight);
+  return o;
+}
 
 at::Tensor sigmoid_focal_loss(const at::Tensor& pred, const at::Tensor& labels,
                               const at::Tensor& weight, std::optional<double> avg_factor,

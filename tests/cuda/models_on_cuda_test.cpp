@@ -9,9 +9,9 @@
 #include <map>
 #include <string>
 
+#include "olv2/util/autocast_guard.h"
 #include "parity/large_model_fixture.h"
 #include "parity/model_fixture.h"
-#include "olv2/util/autocast_guard.h"
 #include "support/cuda_requirement.h"
 
 namespace olv2::test {
@@ -69,7 +69,8 @@ StepResult train_step(Model& model, const Batch& batch, const c10::Device& devic
 
 double relative_difference(const at::Tensor& actual, const at::Tensor& expected) {
   const double scale = expected.to(at::kDouble).norm().item<double>();
-  const double difference = (actual.to(at::kDouble) - expected.to(at::kDouble)).norm().item<double>();
+  const double difference =
+      (actual.to(at::kDouble) - expected.to(at::kDouble)).norm().item<double>();
   return scale > 0.0 ? difference / scale : difference;
 }
 
@@ -108,8 +109,8 @@ template <typename Model, typename Options>
 std::shared_ptr<Model> seeded_model(const std::string& config,
                                     Options (*options_from_config)(const ConfigNode&)) {
   torch::manual_seed(0);
-  return std::make_shared<Model>(
-      options_from_config(load_config_file(source_dir() / "configs/fixtures" / config).at("model")));
+  return std::make_shared<Model>(options_from_config(
+      load_config_file(source_dir() / "configs/fixtures" / config).at("model")));
 }
 
 Batch fixture_input(const std::filesystem::path& input_path) {
@@ -122,7 +123,7 @@ TEST(ModelsOnCuda, BaselineLossesAndGradientsEqualTheCpu) {
   const Batch batch = fixture_input(input_path);
   const NoTf32 no_tf32;
   const auto model = [] {
-    return seeded_model<BaselineImpl>("baseline.yaml", baseline_options_from_config);
+    return seeded_model<BaselineImpl>("baseline.yaml", BaselineOptions::from_config);
   };
   const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
   const StepResult gpu = train_step(*model(), batch, kGpu);
@@ -136,7 +137,7 @@ TEST(ModelsOnCuda, BaselineLargeLossesAndGradientsEqualTheCpu) {
   const NoTf32 no_tf32;
   const auto model = [] {
     return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
-                                           baseline_large_options_from_config);
+                                           BaselineLargeOptions::from_config);
   };
   const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
   const StepResult gpu = train_step(*model(), batch, kGpu);
@@ -157,12 +158,12 @@ TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteAndCloseToFp32) {
   OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
   OLV2_REQUIRE_FIXTURE(large_input_path, "baseline_large_input.pt");
   expect_fp16_step_close_to_fp32(
-      [] { return seeded_model<BaselineImpl>("baseline.yaml", baseline_options_from_config); },
+      [] { return seeded_model<BaselineImpl>("baseline.yaml", BaselineOptions::from_config); },
       fixture_input(input_path));
   expect_fp16_step_close_to_fp32(
       [] {
         return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
-                                               baseline_large_options_from_config);
+                                               BaselineLargeOptions::from_config);
       },
       fixture_input(large_input_path));
 }

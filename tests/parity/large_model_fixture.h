@@ -32,7 +32,7 @@ inline std::shared_ptr<BaselineLargeImpl> large_fixture_model(const NamedTensors
 
 inline std::shared_ptr<BaselineLargeImpl> large_fixture_model(const NamedTensors& state) {
   return large_fixture_model(state,
-                             baseline_large_options_from_config(large_reduced_model_config()));
+                             BaselineLargeOptions::from_config(large_reduced_model_config()));
 }
 
 }  // namespace olv2::test

@@ -124,7 +124,7 @@ TEST_F(LargeModel, CheckpointedStagesGiveIdenticalGradientsWithDropout) {
   auto plain = large_fixture_model(fixture_.state);
   torch::manual_seed(5);
   const BaselineLargeTrainOutputs a = train_step(*plain, /*dropout=*/0.1);
-  BaselineLargeOptions options = baseline_large_options_from_config(large_reduced_model_config());
+  BaselineLargeOptions options = BaselineLargeOptions::from_config(large_reduced_model_config());
   options.checkpoint = kBaselineLargeCheckpointableStages;
   auto checkpointed = large_fixture_model(fixture_.state, options);
   torch::manual_seed(5);

@@ -47,7 +47,7 @@ class ModelFeatures : public ::testing::Test {
       const std::string key = prefix + "img_backbone." + std::to_string(i);
       expect_close(stages[i], at_key(fixture_.intermediates, key), key);
     }
-    const at::Tensor features = model_->img_neck()->forward(stages);
+    const at::Tensor features = model_->img_neck()->forward(stages).front();
     expect_close(features, at_key(fixture_.intermediates, prefix + "img_neck"),
                  prefix + "img_neck");
 
@@ -112,8 +112,10 @@ TEST_F(ModelFeatures, IpmUnderBf16AutocastProjectsInFp32) {
   torch::NoGradGuard no_grad;
   model_->eval();
   const at::Tensor& img = batch_.images;
-  const at::Tensor features = model_->img_neck()->forward(
-      model_->img_backbone()->forward(img.view({-1, img.size(2), img.size(3), img.size(4)})));
+  const at::Tensor features = model_->img_neck()
+                                  ->forward(model_->img_backbone()->forward(
+                                      img.view({-1, img.size(2), img.size(3), img.size(4)})))
+                                  .front();
   const auto& shape = batch_.metas[0].img_shape[0];
   const at::Tensor lidar2img = batch_.lidar2img.to(torch::kFloat);
   const at::Tensor fp32 =

@@ -37,7 +37,7 @@ inline NamedTensors load_named_tensors(const std::filesystem::path& path) {
 // The `model` section the fixture was produced with (JSON is YAML), through the builder.
 inline BaselineOptions fixture_model_options(const nlohmann::json& losses_json) {
   const ConfigNode model = parse_yaml(losses_json.at("model_cfg").dump(), "model_cfg");
-  return baseline_options_from_config(model);
+  return BaselineOptions::from_config(model);
 }
 
 inline std::shared_ptr<BaselineImpl> fixture_model(const nlohmann::json& losses_json,

@@ -9,9 +9,14 @@ namespace olv2 {
 struct HungarianAssignerOptions {
   FocalLossCostOptions cls_cost;
   double reg_cost_weight = 1.0;  // BBoxL1Cost
-  BoxFormat reg_box_format = BoxFormat::kXywh;
+  BoxFormat reg_box_format = BoxFormat::kXyxy;
   double iou_cost_weight = 1.0;  // IoUCost
   IouMode iou_mode = IouMode::kGiou;
+
+  // `type: HungarianAssigner` with its costs (FocalLossCost, BBoxL1Cost, IoUCost).
+  static Schema schema();
+  // An assigner of another type is an input error naming the key.
+  static HungarianAssignerOptions from_config(const ConfigNode& assigner);
 };
 
 // mmdet 2.x `HungarianAssigner` for boxes: cost = focal class cost + L1 between normalised

@@ -23,7 +23,13 @@ struct LaneHungarianAssignerOptions {
   double reg_cost_weight = 1.0;  // LaneL1Cost
   // IoUCost is configured in the original but never evaluated for lanes.
   BevRange bev_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};
-  bool normalize = true;  // compare predictions with GT normalised by `bev_range`
+  bool normalize = false;  // compare predictions with GT normalised by `bev_range`
+
+  // `type: LaneHungarianAssigner` with its costs (FocalLossCost, LaneL1Cost; an IoUCost is
+  // accepted and unused), `bev_range`, `normalize`.
+  static Schema schema();
+  // An assigner of another type is an input error naming the key.
+  static LaneHungarianAssignerOptions from_config(const ConfigNode& assigner);
 };
 
 // OpenLane-V2 `LaneHungarianAssigner`: cost = focal class cost + L1 between control-point

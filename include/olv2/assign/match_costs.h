@@ -1,6 +1,10 @@
 #pragma once
 #include <ATen/core/Tensor.h>
 
+#include <string>
+
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/losses/box_ops.h"
 
 namespace olv2 {
@@ -13,7 +17,15 @@ struct FocalLossCostOptions {
   double alpha = 0.25;
   double gamma = 2.0;
   double eps = 1e-12;
+
+  // `type: FocalLossCost` (weight, alpha, gamma).
+  static Schema schema();
+  // A null or absent section keeps the defaults.
+  static FocalLossCostOptions from_config(const ConfigNode* section);
 };
+
+// A cost with only a weight (`type: <type>`, `weight`).
+Schema weighted_cost_schema(const std::string& type);
 // `FocalLossCost`: focal loss of the GT class as positive minus as negative, from logits [Q, C]
 // and GT labels [G].
 at::Tensor focal_loss_cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels,

@@ -3,12 +3,20 @@
 
 #include <optional>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 struct FocalLossOptions {
   double gamma = 2.0;
   double alpha = 0.25;
   double loss_weight = 1.0;
+
+  // `type: FocalLoss` (use_sigmoid, gamma, alpha, loss_weight).
+  static Schema schema();
+  // Only use_sigmoid: true, as the original.
+  static FocalLossOptions from_config(const ConfigNode& section);
 };
 
 // mmdet `FocalLoss(use_sigmoid=True)`: sigmoid focal loss of logits `pred` [N, C] against

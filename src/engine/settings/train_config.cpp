@@ -2,7 +2,7 @@
 
 #include "olv2/data/data_schema.h"
 #include "olv2/engine/settings/engine_schema.h"
-#include "olv2/models/model_schema.h"
+#include "olv2/models/build.h"
 #include "olv2/solver/solver_schema.h"
 
 namespace olv2 {

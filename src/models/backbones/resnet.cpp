@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/models/backbones/resnet_blocks.h"
 #include "olv2/util/error.h"
 
@@ -36,6 +37,55 @@ void set_requires_grad(torch::nn::Module& module, bool requires_grad) {
 }
 
 }  // namespace
+
+Schema ResNetOptions::schema() {
+  Schema norm = typed_schema("BN");
+  norm.optional("requires_grad", Schema::boolean());
+  Schema pretrained = typed_schema("Pretrained");
+  pretrained.required("checkpoint", Schema::string()).optional("prefix", Schema::string());
+  Schema schema = typed_schema("ResNet");
+  schema.required("depth", Schema::integer())
+      .optional("in_channels", Schema::integer())
+      .optional("stem_channels", Schema::integer().nullable())
+      .optional("base_channels", Schema::integer())
+      .optional("num_stages", Schema::integer().range(1, 4))
+      .optional("strides", integers_schema())
+      .optional("dilations", integers_schema())
+      .optional("out_indices", integers_schema())
+      .optional("style", Schema::string().choices({"pytorch", "caffe"}))
+      .optional("frozen_stages", Schema::integer())
+      .optional("norm_cfg", norm)
+      .optional("norm_eval", Schema::boolean())
+      .optional("with_cp", Schema::boolean())
+      .optional("zero_init_residual", Schema::boolean())
+      .optional("init_cfg", pretrained.nullable());
+  return schema;
+}
+
+ResNetOptions ResNetOptions::from_config(const ConfigNode& section) {
+  ResNetOptions o;
+  o.depth = section.at("depth").as_int();
+  o.in_channels = section.get<int64_t>("in_channels", o.in_channels);
+  o.base_channels = section.get<int64_t>("base_channels", o.base_channels);
+  o.stem_channels = section.get<int64_t>("stem_channels", o.base_channels);
+  o.num_stages = section.get<int64_t>("num_stages", o.num_stages);
+  if (const ConfigNode* v = section.find("strides")) o.strides = v->as_vector<int64_t>();
+  if (const ConfigNode* v = section.find("dilations")) o.dilations = v->as_vector<int64_t>();
+  if (const ConfigNode* v = section.find("out_indices")) o.out_indices = v->as_vector<int64_t>();
+  o.style = section.get<std::string>("style", o.style);
+  o.frozen_stages = section.get<int64_t>("frozen_stages", o.frozen_stages);
+  if (const ConfigNode* norm = section.find("norm_cfg")) {
+    o.norm_requires_grad = norm->get<bool>("requires_grad", o.norm_requires_grad);
+  }
+  o.norm_eval = section.get<bool>("norm_eval", o.norm_eval);
+  o.with_cp = section.get<bool>("with_cp", o.with_cp);
+  o.zero_init_residual = section.get<bool>("zero_init_residual", o.zero_init_residual);
+  return o;
+}
+
+std::shared_ptr<BackboneImpl> ResNetOptions::build() const {
+  return std::make_shared<ResNetImpl>(*this);
+}
 
 ResNetImpl::ResNetImpl(const ResNetOptions& options) : options_(options) {
   const Architecture arch = architecture(options.depth);

@@ -2,10 +2,46 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema BevFormerConstructerOptions::schema() {
+  Schema schema = typed_schema("BEVFormerConstructer");
+  schema.optional("num_feature_levels", Schema::integer())
+      .optional("num_cams", Schema::integer())
+      .optional("embed_dims", Schema::integer())
+      .optional("rotate_prev_bev", Schema::boolean())
+      .optional("use_shift", Schema::boolean())
+      .optional("use_can_bus", Schema::boolean())
+      .optional("can_bus_norm", Schema::boolean())
+      .optional("use_cams_embeds", Schema::boolean())
+      .optional("pc_range", numbers_schema())
+      .required("bev_h", Schema::integer())
+      .required("bev_w", Schema::integer())
+      .optional("rotate_center", integers_schema())
+      .required("encoder", BevFormerEncoderOptions::schema())
+      .required("positional_encoding", LearnedPositionalEncodingOptions::schema());
+  return schema;
+}
+
+BevFormerConstructerOptions BevFormerConstructerOptions::from_config(const ConfigNode& section) {
+  BevFormerConstructerOptions o;
+  o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
+  o.num_feature_levels = section.get<int64_t>("num_feature_levels", o.num_feature_levels);
+  o.num_cams = section.get<int64_t>("num_cams", o.num_cams);
+  o.bev_h = section.at("bev_h").as_int();
+  o.bev_w = section.at("bev_w").as_int();
+  o.use_can_bus = section.get<bool>("use_can_bus", o.use_can_bus);
+  o.can_bus_norm = section.get<bool>("can_bus_norm", o.can_bus_norm);
+  o.use_cams_embeds = section.get<bool>("use_cams_embeds", o.use_cams_embeds);
+  o.encoder = BevFormerEncoderOptions::from_config(section.at("encoder"));
+  o.positional_encoding =
+      LearnedPositionalEncodingOptions::from_config(section.at("positional_encoding"));
+  return o;
+}
 
 BevFormerConstructerImpl::BevFormerConstructerImpl(const BevFormerConstructerOptions& options)
     : options_(options) {

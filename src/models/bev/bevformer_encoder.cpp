@@ -2,10 +2,26 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
+#include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/activation_checkpoint.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema BevFormerEncoderOptions::schema() {
+  return layer_sequence_schema("BEVFormerEncoder", BevFormerLayerOptions::schema());
+}
+
+BevFormerEncoderOptions BevFormerEncoderOptions::from_config(const ConfigNode& section) {
+  require_flag(section, "return_intermediate", false, "the constructor returns the last layer");
+  BevFormerEncoderOptions o;
+  o.num_layers = section.at("num_layers").as_int();
+  o.num_points_in_pillar = section.get<int64_t>("num_points_in_pillar", o.num_points_in_pillar);
+  if (const ConfigNode* range = section.find("pc_range")) o.pc_range = fixed_numbers<6>(*range);
+  o.layer = BevFormerLayerOptions::from_config(section.at("transformerlayers"));
+  return o;
+}
 
 BevFormerEncoderImpl::BevFormerEncoderImpl(const BevFormerEncoderOptions& options)
     : options_(options) {

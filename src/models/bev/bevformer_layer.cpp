@@ -2,10 +2,29 @@
 
 #include <torch/torch.h>
 
+#include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema BevFormerLayerOptions::schema() {
+  return transformer_layer_schema(
+      "BEVFormerLayer",
+      attention_list_schema({{"TemporalSelfAttention", TemporalSelfAttentionOptions::schema()},
+                             {"SpatialCrossAttention", SpatialCrossAttentionOptions::schema()}}));
+}
+
+BevFormerLayerOptions BevFormerLayerOptions::from_config(const ConfigNode& section) {
+  BevFormerLayerOptions o;
+  require_operation_order(section, {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"});
+  o.self_attention = TemporalSelfAttentionOptions::from_config(
+      attention_config(section, 0, "TemporalSelfAttention"));
+  o.cross_attention = SpatialCrossAttentionOptions::from_config(
+      attention_config(section, 1, "SpatialCrossAttention"));
+  o.ffn = FfnOptions::from_layer_config(section, o.ffn);
+  return o;
+}
 
 BevFormerLayerImpl::BevFormerLayerImpl(const BevFormerLayerOptions& options) : options_(options) {
   const int64_t dims = options.self_attention.embed_dims;

@@ -5,10 +5,32 @@
 #include <cmath>
 #include <vector>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema CustomIpmViewTransformerOptions::schema() {
+  Schema schema = typed_schema("CustomIPMViewTransformer");
+  schema.required("num_cam", Schema::integer())
+      .required("xbound", numbers_schema())
+      .required("ybound", numbers_schema())
+      .required("zbound", numbers_schema())
+      .required("out_channels", Schema::integer());
+  return schema;
+}
+
+CustomIpmViewTransformerOptions CustomIpmViewTransformerOptions::from_config(
+    const ConfigNode& section) {
+  CustomIpmViewTransformerOptions o;
+  o.num_cam = section.at("num_cam").as_int();
+  o.xbound = fixed_numbers<3>(section.at("xbound"));
+  o.ybound = fixed_numbers<3>(section.at("ybound"));
+  o.zbound = fixed_numbers<3>(section.at("zbound"));
+  o.out_channels = section.at("out_channels").as_int();
+  return o;
+}
 namespace {
 
 // Heights z0 + i*step for i = 0 .. floor((z1 - z0) / step), in Python float

@@ -2,11 +2,26 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/models/bev/offset_normalizer.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema MsDeformableAttention3dOptions::schema() {
+  return deformable_attention_schema("MSDeformableAttention3D");
+}
+
+MsDeformableAttention3dOptions MsDeformableAttention3dOptions::from_config(
+    const ConfigNode& section) {
+  MsDeformableAttention3dOptions o;
+  o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
+  o.num_heads = section.get<int64_t>("num_heads", o.num_heads);
+  o.num_levels = section.get<int64_t>("num_levels", o.num_levels);
+  o.num_points = section.get<int64_t>("num_points", o.num_points);
+  return o;
+}
 
 MsDeformableAttention3dImpl::MsDeformableAttention3dImpl(
     const MsDeformableAttention3dOptions& options)

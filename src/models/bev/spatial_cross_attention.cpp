@@ -2,9 +2,32 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema SpatialCrossAttentionOptions::schema() {
+  Schema schema = typed_schema("SpatialCrossAttention");
+  schema.optional("embed_dims", Schema::integer())
+      .optional("num_cams", Schema::integer())
+      .optional("pc_range", numbers_schema())
+      .optional("dropout", ratio_schema())
+      .optional("batch_first", Schema::boolean())
+      .optional("deformable_attention", MsDeformableAttention3dOptions::schema());
+  return schema;
+}
+
+SpatialCrossAttentionOptions SpatialCrossAttentionOptions::from_config(const ConfigNode& section) {
+  SpatialCrossAttentionOptions o;
+  o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
+  o.num_cams = section.get<int64_t>("num_cams", o.num_cams);
+  o.dropout = section.get<double>("dropout", o.dropout);
+  if (const ConfigNode* deformable = section.find("deformable_attention")) {
+    o.deformable_attention = MsDeformableAttention3dOptions::from_config(*deformable);
+  }
+  return o;
+}
 
 SpatialCrossAttentionImpl::SpatialCrossAttentionImpl(const SpatialCrossAttentionOptions& options)
     : options_(options) {

@@ -2,11 +2,29 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/models/bev/offset_normalizer.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema TemporalSelfAttentionOptions::schema() {
+  Schema schema = deformable_attention_schema("TemporalSelfAttention");
+  schema.optional("num_bev_queue", Schema::integer());
+  return schema;
+}
+
+TemporalSelfAttentionOptions TemporalSelfAttentionOptions::from_config(const ConfigNode& section) {
+  TemporalSelfAttentionOptions o;
+  o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
+  o.num_heads = section.get<int64_t>("num_heads", o.num_heads);
+  o.num_levels = section.get<int64_t>("num_levels", o.num_levels);
+  o.num_points = section.get<int64_t>("num_points", o.num_points);
+  o.num_bev_queue = section.get<int64_t>("num_bev_queue", o.num_bev_queue);
+  o.dropout = section.get<double>("dropout", o.dropout);
+  return o;
+}
 
 TemporalSelfAttentionImpl::TemporalSelfAttentionImpl(const TemporalSelfAttentionOptions& options)
     : options_(options) {

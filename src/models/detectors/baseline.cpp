@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/activation_checkpoint.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/collective.h"
@@ -38,6 +39,45 @@ auto in_stage(const char* scope, F&& run) {
 
 }  // namespace
 
+Schema BaselineOptions::schema() {
+  Schema schema = typed_schema("Baseline");
+  schema.required("img_backbone", backbone_registry().schema())
+      .required("img_neck", neck_registry().schema())
+      .required("img_view_transformer", CustomIpmViewTransformerOptions::schema())
+      .required("lc_head", CustomDetrHeadOptions::schema())
+      .required("te_head", CustomDetrHeadOptions::schema())
+      .required("lclc_head", TopologyHeadOptions::schema())
+      .required("lcte_head", TopologyHeadOptions::schema())
+      .optional("train_cfg", Schema::open_map().nullable())
+      .optional("test_cfg", Schema::open_map().nullable())
+      .optional("pretrained", Schema::string().nullable())
+      .optional(
+          "checkpoint",
+          Schema::sequence(Schema::string().choices({"extract_feat", "img_view_transformer"})));
+  return schema;
+}
+
+BaselineOptions BaselineOptions::from_config(const ConfigNode& model) {
+  validate_config(model, schema());
+  BaselineOptions o;
+  o.img_backbone = backbone_registry().read(model.at("img_backbone"));
+  o.img_neck = neck_registry().read(model.at("img_neck"));
+  o.img_view_transformer =
+      CustomIpmViewTransformerOptions::from_config(model.at("img_view_transformer"));
+  o.lc_head = CustomDetrHeadOptions::from_config(model.at("lc_head"));
+  o.te_head = CustomDetrHeadOptions::from_config(model.at("te_head"));
+  o.lclc_head = TopologyHeadOptions::from_config(model.at("lclc_head"));
+  o.lcte_head = TopologyHeadOptions::from_config(model.at("lcte_head"));
+  if (const ConfigNode* stages = model.find("checkpoint")) {
+    o.checkpoint = stages->as_vector<std::string>();
+  }
+  return o;
+}
+
+std::shared_ptr<DetectorImpl> BaselineOptions::build() const {
+  return std::make_shared<BaselineImpl>(*this);
+}
+
 BaselineImpl::BaselineImpl(const BaselineOptions& options) : options_(options) {
   for (const std::string& stage : options.checkpoint) {
     const auto& allowed = kBaselineCheckpointableStages;
@@ -47,8 +87,8 @@ BaselineImpl::BaselineImpl(const BaselineOptions& options) : options_(options) {
     }
   }
   // Registration order = the original's state-dict order.
-  img_backbone_ = register_module("img_backbone", ResNet(options.img_backbone));
-  img_neck_ = register_module("img_neck", CustomFpn(options.img_neck));
+  img_backbone_ = register_module("img_backbone", options.img_backbone->build());
+  img_neck_ = register_module("img_neck", options.img_neck->build());
   img_view_transformer_ = register_module("img_view_transformer",
                                           CustomIpmViewTransformer(options.img_view_transformer));
   lc_head_ = register_module("lc_head", CustomDetrHead(options.lc_head));
@@ -67,7 +107,15 @@ at::Tensor BaselineImpl::extract_feat(const at::Tensor& images) {
   auto body = [this](const at::Tensor& x) {
     const std::vector<at::Tensor> stages =
         in_stage("olv2::stage::backbone", [&] { return img_backbone_->forward(x); });
-    return in_stage("olv2::stage::neck", [&] { return img_neck_->forward(stages); });
+    const std::vector<at::Tensor> levels =
+        in_stage("olv2::stage::neck", [&] { return img_neck_->forward(stages); });
+    if (levels.size() != 1) {
+      throw input_error(
+          "model.img_neck: the view transformer takes one feature level, the neck "
+          "gives " +
+          std::to_string(levels.size()));
+    }
+    return levels.front();
   };
   if (!checkpointed("extract_feat")) return body(images);
   std::vector<at::Tensor> params = parameters_of(*img_backbone_);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "olv2/assign/assigner_config.h"
+#include "olv2/config/section_readers.h"
 #include "olv2/util/activation_checkpoint.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/collective.h"
@@ -30,6 +32,57 @@ std::vector<at::Tensor> parameters_of_all(std::initializer_list<const torch::nn:
 
 }  // namespace
 
+Schema BaselineLargeOptions::schema() {
+  Schema box_train_cfg = Schema::map();
+  box_train_cfg.required("assigner", assigner_schema());
+  Schema pts = Schema::map();
+  pts.required("assigner", assigner_schema())
+      .optional("grid_size", integers_schema())
+      .optional("voxel_size", numbers_schema())
+      .optional("point_cloud_range", numbers_schema())
+      .optional("out_size_factor", Schema::integer());
+  Schema train_cfg = Schema::map();
+  train_cfg.required("pts", pts);
+  Schema schema = typed_schema("BaselineLarge");
+  schema.optional("video_test_mode", Schema::boolean())
+      .required("img_backbone", backbone_registry().schema())
+      .required("img_neck", neck_registry().schema())
+      .required("bev_constructor", BevFormerConstructerOptions::schema())
+      .required("bbox_head", TeDeformableDetrHeadOptions::schema())
+      .required("pts_bbox_head", LcDeformableDetrHeadOptions::schema())
+      .required("lclc_head", RelationshipHeadOptions::schema())
+      .required("lcte_head", RelationshipHeadOptions::schema())
+      .required("bbox_train_cfg", box_train_cfg)
+      .required("train_cfg", train_cfg)
+      .optional("test_cfg", Schema::open_map().nullable())
+      .optional("pretrained", Schema::string().nullable())
+      .optional("checkpoint",
+                Schema::sequence(Schema::string().choices({"extract_feat", "bev_constructor"})));
+  return schema;
+}
+
+BaselineLargeOptions BaselineLargeOptions::from_config(const ConfigNode& model) {
+  validate_config(model, schema());
+  BaselineLargeOptions o;
+  o.img_backbone = backbone_registry().read(model.at("img_backbone"));
+  o.img_neck = neck_registry().read(model.at("img_neck"));
+  o.bev_constructor = BevFormerConstructerOptions::from_config(model.at("bev_constructor"));
+  o.bbox_head = TeDeformableDetrHeadOptions::from_config(model.at("bbox_head"),
+                                                         model.at("bbox_train_cfg").at("assigner"));
+  o.pts_bbox_head = LcDeformableDetrHeadOptions::from_config(
+      model.at("pts_bbox_head"), model.at("train_cfg").at("pts").at("assigner"));
+  o.lclc_head = RelationshipHeadOptions::from_config(model.at("lclc_head"));
+  o.lcte_head = RelationshipHeadOptions::from_config(model.at("lcte_head"));
+  if (const ConfigNode* stages = model.find("checkpoint")) {
+    o.checkpoint = stages->as_vector<std::string>();
+  }
+  return o;
+}
+
+std::shared_ptr<DetectorImpl> BaselineLargeOptions::build() const {
+  return std::make_shared<BaselineLargeImpl>(*this);
+}
+
 BaselineLargeImpl::BaselineLargeImpl(const BaselineLargeOptions& options) : options_(options) {
   for (const std::string& stage : options.checkpoint) {
     const auto& allowed = kBaselineLargeCheckpointableStages;
@@ -46,8 +99,8 @@ BaselineLargeImpl::BaselineLargeImpl(const BaselineLargeOptions& options) : opti
       options.checkpoint.end();
   // Registration order = the original's state-dict order.
   pts_bbox_head_ = register_module("pts_bbox_head", LcDeformableDetrHead(options.pts_bbox_head));
-  img_backbone_ = register_module("img_backbone", ResNet(options.img_backbone));
-  img_neck_ = register_module("img_neck", Fpn(options.img_neck));
+  img_backbone_ = register_module("img_backbone", options.img_backbone->build());
+  img_neck_ = register_module("img_neck", options.img_neck->build());
   bev_constructor_ =
       register_module("bev_constructor", BevFormerConstructer(built.bev_constructor));
   bbox_head_ = register_module("bbox_head", TeDeformableDetrHead(options.bbox_head));

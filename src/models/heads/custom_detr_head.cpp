@@ -2,10 +2,70 @@
 
 #include <torch/torch.h>
 
+#include "olv2/assign/assigner_config.h"
+#include "olv2/config/section_readers.h"
+#include "olv2/losses/loss_weight_config.h"
 #include "olv2/models/layers/sine_positional_encoding.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema CustomDetrHeadOptions::schema() {
+  Schema train_cfg = Schema::map();
+  train_cfg.required("assigner", assigner_schema());
+  Schema schema = typed_schema("CustomDETRHead");
+  schema.required("num_classes", Schema::integer())
+      .required("in_channels", Schema::integer())
+      .required("num_query", Schema::integer())
+      .required("object_type", Schema::string().choices({"lane", "bbox"}))
+      .optional("num_reg_dim", Schema::integer())
+      .optional("num_layers", Schema::integer())
+      .optional("feedforward_channels", Schema::integer())
+      .optional("embed_dims", Schema::integer())
+      .optional("num_heads", Schema::integer())
+      .optional("dropout", ratio_schema())
+      .optional("ffn_dropout", ratio_schema())
+      .required("train_cfg", train_cfg)
+      .optional("test_cfg", Schema::open_map().nullable())
+      .optional("bev_range", numbers_schema());
+  declare_detr_loss_keys(schema);
+  return schema;
+}
+
+CustomDetrHeadOptions CustomDetrHeadOptions::from_config(const ConfigNode& section) {
+  CustomDetrHeadOptions o;
+  const bool lane = section.at("object_type").as_string() == "lane";
+  o.object_type = lane ? DetrObjectType::kLane : DetrObjectType::kBox;
+  o.num_classes = section.at("num_classes").as_int();
+  o.in_channels = section.at("in_channels").as_int();
+  o.num_query = section.at("num_query").as_int();
+  o.num_reg_dim = section.get<int64_t>("num_reg_dim", o.num_reg_dim);
+  // As the original: lanes need 3 coordinates per control point, boxes exactly 4 numbers.
+  if (lane ? o.num_reg_dim % 3 != 0 : o.num_reg_dim != 4) {
+    throw input_error(section.where() +
+                      ": num_reg_dim must be a multiple of 3 for lanes and 4 for boxes");
+  }
+  o.num_layers = section.get<int64_t>("num_layers", o.num_layers);
+  o.feedforward_channels = section.get<int64_t>("feedforward_channels", o.feedforward_channels);
+  o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
+  o.num_heads = section.get<int64_t>("num_heads", o.num_heads);
+  o.dropout = section.get<double>("dropout", o.dropout);
+  o.ffn_dropout = section.get<double>("ffn_dropout", o.ffn_dropout);
+  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
+  o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
+  o.loss_iou_weight = loss_weight_from_config(section, "loss_iou", o.loss_iou_weight);
+
+  const ConfigNode& assigner = section.at("train_cfg").at("assigner");
+  if (lane) {
+    const ConfigNode* range = section.find("bev_range");
+    if (range == nullptr) throw input_error(section.where() + ": a lane head needs `bev_range`");
+    o.bev_range = fixed_numbers<6>(*range);
+    o.lane_assigner = LaneHungarianAssignerOptions::from_config(assigner);
+  } else {
+    o.box_assigner = HungarianAssignerOptions::from_config(assigner);
+  }
+  return o;
+}
 namespace {
 
 DetrTransformerOptions transformer_options(const CustomDetrHeadOptions& head) {
@@ -91,6 +151,7 @@ DetrHeadOutputs CustomDetrHeadImpl::forward(const at::Tensor& x,
   const at::Tensor projected = input_proj_(x);
   SinePositionalEncodingOptions pos_options;
   pos_options.num_feats = options_.embed_dims / 2;
+  pos_options.normalize = true;
   const at::Tensor pos = sine_positional_encoding(mask, pos_options);
   auto [dec, memory] = transformer_(projected, mask, query_embedding_->weight, pos);
   DetrHeadOutputs outputs;

@@ -4,11 +4,97 @@
 
 #include <cmath>
 
+#include "olv2/config/section_readers.h"
+#include "olv2/losses/loss_weight_config.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
+#include "olv2/models/layers/multi_scale_deformable_attention.h"
+#include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema LcDeformableDetrHeadOptions::schema() {
+  Schema decoder = layer_sequence_schema(
+      "LaneDetectionTransformerDecoder",
+      transformer_layer_schema(
+          "CustomDetrTransformerDecoderLayer",
+          attention_list_schema({{"MultiheadAttention", MultiheadAttentionOptions::schema()},
+                                 {"CustomMSDeformableAttention",
+                                  deformable_attention_schema("CustomMSDeformableAttention")}})));
+  Schema transformer = typed_schema("PerceptionTransformer");
+  transformer.optional("embed_dims", Schema::integer()).required("decoder", decoder);
+  Schema schema = typed_schema("LCDeformableDETRHead");
+  schema.required("num_query", Schema::integer())
+      .required("num_classes", Schema::integer())
+      .required("in_channels", Schema::integer())
+      .required("bev_h", Schema::integer())
+      .required("bev_w", Schema::integer())
+      .optional("num_reg_fcs", Schema::integer())
+      .optional("sync_cls_avg_factor", Schema::boolean())
+      .optional("with_box_refine", Schema::boolean())
+      .optional("with_shared_param", Schema::boolean())
+      .optional("as_two_stage", Schema::boolean())
+      .required("code_size", Schema::integer())
+      .optional("code_weights", numbers_schema())
+      .required("pc_range", numbers_schema())
+      .required("transformer", transformer);
+  declare_detr_loss_keys(schema);
+  return schema;
+}
+
+LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const ConfigNode& section,
+                                                                     const ConfigNode& assigner) {
+  LcDeformableDetrHeadOptions o;
+  o.num_query = section.at("num_query").as_int();
+  o.num_classes = section.at("num_classes").as_int();
+  o.in_channels = section.at("in_channels").as_int();
+  o.bev_h = section.at("bev_h").as_int();
+  o.bev_w = section.at("bev_w").as_int();
+  o.num_reg_fcs = section.get<int64_t>("num_reg_fcs", o.num_reg_fcs);
+  o.sync_cls_avg_factor = section.get<bool>("sync_cls_avg_factor", o.sync_cls_avg_factor);
+  require_flag(section, "with_box_refine", false, "the lane decoder has no reference refinement");
+  require_flag(section, "with_shared_param", false, "every decoder layer has its own branches");
+  require_flag(section, "as_two_stage", false, "the original's configs never use two stages");
+  o.code_size = section.at("code_size").as_int();
+  o.code_weights = section.find("code_weights") != nullptr
+                       ? section.at("code_weights").as_vector<double>()
+                       : std::vector<double>(static_cast<size_t>(o.code_size), 1.0);
+  if (static_cast<int64_t>(o.code_weights.size()) != o.code_size || o.code_size % 3 != 0) {
+    throw input_error(section.at("code_size").where() +
+                      ": code_size must be a multiple of 3 with one code weight each");
+  }
+  o.pc_range = fixed_numbers<6>(section.at("pc_range"));
+
+  const ConfigNode& transformer = section.at("transformer");
+  const ConfigNode& decoder = transformer.at("decoder");
+  require_flag(decoder, "return_intermediate", true, "every decoder layer has its loss");
+  o.num_decoder_layers = decoder.at("num_layers").as_int();
+  const ConfigNode& layer = decoder.at("transformerlayers");
+  const DecoderLayerAttentions d = DecoderLayerAttentions::from_config(
+      layer, "CustomMSDeformableAttention",
+      {o.embed_dims, o.num_heads, o.attention_dropout, o.num_levels, o.num_points, o.msda_dropout});
+  o.embed_dims = transformer.get<int64_t>("embed_dims", d.embed_dims);
+  o.num_heads = d.num_heads;
+  o.attention_dropout = d.attention_dropout;
+  o.num_levels = d.num_levels;
+  o.num_points = d.num_points;
+  o.msda_dropout = d.msda_dropout;
+  if (o.num_levels != 1) {
+    throw input_error(layer.at("attn_cfgs").where() +
+                      ": the lane decoder samples the BEV, one level (num_levels: 1)");
+  }
+  const FfnOptions ffn = FfnOptions::from_layer_config(
+      layer, FfnOptions{o.embed_dims, o.feedforward_channels, 2, o.ffn_drop});
+  if (ffn.num_fcs != 2) throw input_error(layer.where() + ": the FFN must have two layers");
+  o.feedforward_channels = ffn.feedforward_channels;
+  o.ffn_drop = ffn.ffn_drop;
+
+  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
+  o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
+  o.assigner = LaneHungarianAssignerOptions::from_config(assigner);
+  return o;
+}
 namespace {
 
 void check_options(const LcDeformableDetrHeadOptions& options) {

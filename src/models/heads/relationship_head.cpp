@@ -2,9 +2,29 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema RelationshipHeadOptions::schema() {
+  Schema schema = typed_schema("RelationshipHead");
+  schema.required("in_channels_o1", Schema::integer())
+      .optional("in_channels_o2", Schema::integer())
+      .optional("shared_param", Schema::boolean())
+      .optional("loss_rel", FocalLossOptions::schema());
+  return schema;
+}
+
+RelationshipHeadOptions RelationshipHeadOptions::from_config(const ConfigNode& section) {
+  RelationshipHeadOptions o;
+  o.in_channels_o1 = section.at("in_channels_o1").as_int();
+  o.in_channels_o2 = section.get<int64_t>("in_channels_o2", o.in_channels_o1);
+  o.shared_param = section.get<bool>("shared_param", o.shared_param);
+  if (const ConfigNode* loss = section.find("loss_rel"))
+    o.loss_rel = FocalLossOptions::from_config(*loss);
+  return o;
+}
 namespace {
 
 constexpr int64_t kEmbeddingChannels = 128;

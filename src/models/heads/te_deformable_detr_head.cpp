@@ -5,9 +5,111 @@
 #include <cmath>
 #include <memory>
 
+#include "olv2/config/section_readers.h"
+#include "olv2/losses/loss_weight_config.h"
+#include "olv2/models/layers/multi_scale_deformable_attention.h"
+#include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema TeDeformableDetrHeadOptions::schema() {
+  const Schema msda = deformable_attention_schema("MultiScaleDeformableAttention");
+  Schema encoder = layer_sequence_schema(
+      "DetrTransformerEncoder",
+      transformer_layer_schema("BaseTransformerLayer",
+                               attention_list_schema({{"MultiScaleDeformableAttention", msda}})));
+  Schema decoder = layer_sequence_schema(
+      "DeformableDetrTransformerDecoder",
+      transformer_layer_schema(
+          "CustomDetrTransformerDecoderLayer",
+          attention_list_schema({{"MultiheadAttention", MultiheadAttentionOptions::schema()},
+                                 {"MultiScaleDeformableAttention", msda}})));
+  Schema transformer = typed_schema("DeformableDetrTransformer");
+  transformer.required("encoder", encoder)
+      .required("decoder", decoder)
+      .optional("num_feature_levels", Schema::integer());
+  Schema test_cfg = Schema::map();
+  test_cfg.optional("max_per_img", Schema::integer());
+  Schema schema = typed_schema("TEDeformableDETRHead");
+  schema.required("num_query", Schema::integer())
+      .required("num_classes", Schema::integer())
+      .required("in_channels", Schema::integer())
+      .optional("num_reg_fcs", Schema::integer())
+      .optional("sync_cls_avg_factor", Schema::boolean())
+      .optional("with_box_refine", Schema::boolean())
+      .optional("as_two_stage", Schema::boolean())
+      .required("transformer", transformer)
+      .required("positional_encoding", SinePositionalEncodingOptions::schema())
+      .optional("test_cfg", test_cfg.nullable());
+  declare_detr_loss_keys(schema);
+  return schema;
+}
+
+TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const ConfigNode& section,
+                                                                     const ConfigNode& assigner) {
+  TeDeformableDetrHeadOptions o;
+  o.num_query = section.at("num_query").as_int();
+  o.num_classes = section.at("num_classes").as_int();
+  o.in_channels = section.at("in_channels").as_int();
+  o.num_reg_fcs = section.get<int64_t>("num_reg_fcs", o.num_reg_fcs);
+  o.sync_cls_avg_factor = section.get<bool>("sync_cls_avg_factor", o.sync_cls_avg_factor);
+  o.with_box_refine = section.get<bool>("with_box_refine", o.with_box_refine);
+  require_flag(section, "as_two_stage", false, "the original's configs never use two stages");
+
+  const ConfigNode& transformer = section.at("transformer");
+  o.num_feature_levels = transformer.get<int64_t>("num_feature_levels", o.num_feature_levels);
+  const ConfigNode& encoder = transformer.at("encoder");
+  o.num_encoder_layers = encoder.at("num_layers").as_int();
+  const ConfigNode& encoder_layer = encoder.at("transformerlayers");
+  require_operation_order(encoder_layer, {"self_attn", "norm", "ffn", "norm"});
+  const ConfigNode& encoder_msda =
+      attention_config(encoder_layer, 0, "MultiScaleDeformableAttention");
+
+  const ConfigNode& decoder = transformer.at("decoder");
+  require_flag(decoder, "return_intermediate", true, "every decoder layer has its loss");
+  o.num_decoder_layers = decoder.at("num_layers").as_int();
+  const ConfigNode& decoder_layer = decoder.at("transformerlayers");
+  const DecoderLayerAttentions d =
+      DecoderLayerAttentions::from_config(decoder_layer, "MultiScaleDeformableAttention",
+                                          {o.embed_dims, o.num_heads, o.attention_dropout,
+                                           o.num_feature_levels, o.num_points, o.msda_dropout});
+  o.embed_dims = d.embed_dims;
+  o.num_heads = d.num_heads;
+  o.attention_dropout = d.attention_dropout;
+  o.num_points = d.num_points;
+  o.msda_dropout = d.msda_dropout;
+  for (const ConfigNode* msda :
+       {&encoder_msda, &attention_config(decoder_layer, 1, "MultiScaleDeformableAttention")}) {
+    if (msda->get<int64_t>("num_levels", o.num_feature_levels) != o.num_feature_levels ||
+        msda->get<int64_t>("num_points", o.num_points) != o.num_points ||
+        msda->get<int64_t>("num_heads", o.num_heads) != o.num_heads ||
+        msda->get<double>("dropout", o.msda_dropout) != o.msda_dropout) {
+      throw input_error(msda->where() +
+                        ": the encoder's and decoder's deformable attentions must agree on "
+                        "num_levels (= transformer.num_feature_levels), num_points, num_heads "
+                        "and dropout");
+    }
+  }
+  const FfnOptions ffn = FfnOptions::from_layer_config(
+      decoder_layer, FfnOptions{o.embed_dims, o.feedforward_channels, 2, o.ffn_drop});
+  const FfnOptions encoder_ffn = FfnOptions::from_layer_config(encoder_layer, ffn);
+  if (encoder_ffn.feedforward_channels != ffn.feedforward_channels ||
+      encoder_ffn.ffn_drop != ffn.ffn_drop || ffn.num_fcs != 2) {
+    throw input_error(encoder_layer.where() +
+                      ": the encoder's and decoder's FFNs must agree (two layers)");
+  }
+  o.feedforward_channels = ffn.feedforward_channels;
+  o.ffn_drop = ffn.ffn_drop;
+
+  o.positional_encoding =
+      SinePositionalEncodingOptions::from_config(section.at("positional_encoding"));
+  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
+  o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
+  o.loss_iou_weight = loss_weight_from_config(section, "loss_iou", o.loss_iou_weight);
+  o.assigner = HungarianAssignerOptions::from_config(assigner);
+  return o;
+}
 namespace {
 
 DeformableDetrTransformerOptions te_transformer_options(const TeDeformableDetrHeadOptions& head) {

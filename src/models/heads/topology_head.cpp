@@ -2,9 +2,30 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema TopologyHeadOptions::schema() {
+  Schema schema = typed_schema("TopologyHead");
+  schema.required("in_channels", Schema::integer())
+      .required("hidden_channels", Schema::integer())
+      .required("out_channels", Schema::integer())
+      .required("num_layers", Schema::integer())
+      .required("loss_cls", FocalLossOptions::schema());
+  return schema;
+}
+
+TopologyHeadOptions TopologyHeadOptions::from_config(const ConfigNode& section) {
+  TopologyHeadOptions o;
+  o.in_channels = section.at("in_channels").as_int();
+  o.hidden_channels = section.at("hidden_channels").as_int();
+  o.out_channels = section.at("out_channels").as_int();
+  o.num_layers = section.at("num_layers").as_int();
+  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
+  return o;
+}
 
 TopologyHeadImpl::TopologyHeadImpl(const TopologyHeadOptions& options) : options_(options) {
   mlp_ = register_module("mlp", Mlp(options.in_channels, options.hidden_channels,

@@ -2,9 +2,39 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema FfnOptions::schema() {
+  Schema act = typed_schema("ReLU");
+  act.optional("inplace", Schema::boolean());
+  Schema schema = typed_schema("FFN");
+  schema.optional("embed_dims", Schema::integer())
+      .optional("feedforward_channels", Schema::integer())
+      .optional("num_fcs", Schema::integer().range(2, 16))
+      .optional("ffn_drop", ratio_schema())
+      .optional("act_cfg", act)
+      .optional("add_identity", Schema::boolean());
+  return Schema::either(schema, Schema::sequence(schema));
+}
+
+FfnOptions FfnOptions::from_layer_config(const ConfigNode& layer, FfnOptions o) {
+  if (const ConfigNode* cfgs = layer.find("ffn_cfgs"); cfgs != nullptr && !cfgs->is_null()) {
+    const std::vector<const ConfigNode*> ffns = maps_of(*cfgs);
+    if (ffns.size() != 1) throw input_error(cfgs->where() + ": expected one FFN config");
+    const ConfigNode& ffn = *ffns[0];
+    o.embed_dims = ffn.get<int64_t>("embed_dims", o.embed_dims);
+    o.feedforward_channels = ffn.get<int64_t>("feedforward_channels", o.feedforward_channels);
+    o.num_fcs = ffn.get<int64_t>("num_fcs", o.num_fcs);
+    o.ffn_drop = ffn.get<double>("ffn_drop", o.ffn_drop);
+    o.add_identity = ffn.get<bool>("add_identity", o.add_identity);
+  }
+  o.feedforward_channels = layer.get<int64_t>("feedforward_channels", o.feedforward_channels);
+  o.ffn_drop = layer.get<double>("ffn_dropout", o.ffn_drop);
+  return o;
+}
 
 FfnImpl::FfnImpl(const FfnOptions& options) : options_(options) {
   if (options.num_fcs < 2) {

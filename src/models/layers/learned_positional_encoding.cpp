@@ -2,9 +2,27 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema LearnedPositionalEncodingOptions::schema() {
+  Schema schema = typed_schema("LearnedPositionalEncoding");
+  schema.required("num_feats", Schema::integer())
+      .required("row_num_embed", Schema::integer())
+      .required("col_num_embed", Schema::integer());
+  return schema;
+}
+
+LearnedPositionalEncodingOptions LearnedPositionalEncodingOptions::from_config(
+    const ConfigNode& section) {
+  LearnedPositionalEncodingOptions o;
+  o.num_feats = section.at("num_feats").as_int();
+  o.row_num_embed = section.at("row_num_embed").as_int();
+  o.col_num_embed = section.at("col_num_embed").as_int();
+  return o;
+}
 
 LearnedPositionalEncodingImpl::LearnedPositionalEncodingImpl(
     const LearnedPositionalEncodingOptions& options)

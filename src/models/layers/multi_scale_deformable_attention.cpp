@@ -4,10 +4,23 @@
 
 #include <cmath>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 #include "olv2/util/math_constants.h"
 
 namespace olv2 {
+
+Schema deformable_attention_schema(const std::string& type) {
+  Schema schema = typed_schema(type);
+  schema.optional("embed_dims", Schema::integer())
+      .optional("num_heads", Schema::integer())
+      .optional("num_levels", Schema::integer())
+      .optional("num_points", Schema::integer())
+      .optional("im2col_step", Schema::integer())
+      .optional("dropout", ratio_schema())
+      .optional("batch_first", Schema::boolean());
+  return schema;
+}
 
 at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points) {
   const at::Tensor thetas =

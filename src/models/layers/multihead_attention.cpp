@@ -2,7 +2,18 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
+
 namespace olv2 {
+
+Schema MultiheadAttentionOptions::schema() {
+  Schema schema = typed_schema("MultiheadAttention");
+  schema.required("embed_dims", Schema::integer())
+      .required("num_heads", Schema::integer())
+      .optional("dropout", ratio_schema())
+      .optional("batch_first", Schema::boolean());
+  return schema;
+}
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options)
     : options_(options) {

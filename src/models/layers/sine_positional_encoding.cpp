@@ -2,7 +2,32 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
+
 namespace olv2 {
+
+Schema SinePositionalEncodingOptions::schema() {
+  Schema schema = typed_schema("SinePositionalEncoding");
+  schema.required("num_feats", Schema::integer())
+      .optional("temperature", Schema::number())
+      .optional("normalize", Schema::boolean())
+      .optional("scale", Schema::number())
+      .optional("eps", Schema::number())
+      .optional("offset", Schema::number());
+  return schema;
+}
+
+SinePositionalEncodingOptions SinePositionalEncodingOptions::from_config(
+    const ConfigNode& section) {
+  SinePositionalEncodingOptions o;
+  o.num_feats = section.at("num_feats").as_int();
+  o.temperature = section.get<double>("temperature", o.temperature);
+  o.normalize = section.get<bool>("normalize", o.normalize);
+  o.scale = section.get<double>("scale", o.scale);
+  o.eps = section.get<double>("eps", o.eps);
+  o.offset = section.get<double>("offset", o.offset);
+  return o;
+}
 
 at::Tensor sine_positional_encoding(const at::Tensor& mask,
                                     const SinePositionalEncodingOptions& options) {

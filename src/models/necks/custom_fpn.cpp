@@ -4,11 +4,30 @@
 
 #include <algorithm>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/models/necks/conv_module.h"
 #include "olv2/models/necks/fpn_parts.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema CustomFpnOptions::schema() {
+  Schema schema = fpn_schema("CustomFPN");
+  schema.optional("out_ids", integers_schema());
+  return schema;
+}
+
+CustomFpnOptions CustomFpnOptions::from_config(const ConfigNode& section) {
+  CustomFpnOptions o;
+  read_fpn_keys(section, o);
+  // The original's default out_ids is an empty list, which fails at forward time.
+  if (const ConfigNode* v = section.find("out_ids")) o.out_ids = v->as_vector<int64_t>();
+  return o;
+}
+
+std::shared_ptr<NeckImpl> CustomFpnOptions::build() const {
+  return std::make_shared<CustomFpnImpl>(*this);
+}
 
 CustomFpnImpl::CustomFpnImpl(const CustomFpnOptions& options) : options_(options) {
   const auto num_ins = static_cast<int64_t>(options.in_channels.size());
@@ -51,7 +70,7 @@ CustomFpnImpl::CustomFpnImpl(const CustomFpnOptions& options) : options_(options
   xavier_init_convs(*this);
 }
 
-at::Tensor CustomFpnImpl::forward(const std::vector<at::Tensor>& inputs) {
+std::vector<at::Tensor> CustomFpnImpl::forward(const std::vector<at::Tensor>& inputs) {
   const std::vector<at::Tensor> laterals = top_down_laterals(
       "CustomFPN", inputs, options_.in_channels.size(), lateral_convs_, options_.start_level);
   // As the original: output convs and laterals are both indexed by the level id
@@ -61,7 +80,7 @@ at::Tensor CustomFpnImpl::forward(const std::vector<at::Tensor>& inputs) {
     throw input_error("CustomFPN: out_ids[0] = " + std::to_string(id) +
                       " has no output conv (the original indexes fpn_convs by level id)");
   }
-  return fpn_convs_[id]->as<ConvModule>()->forward(laterals[id]);
+  return {fpn_convs_[id]->as<ConvModule>()->forward(laterals[id])};
 }
 
 }  // namespace olv2

@@ -10,6 +10,16 @@
 
 namespace olv2 {
 
+Schema FpnOptions::schema() { return fpn_schema("FPN"); }
+
+FpnOptions FpnOptions::from_config(const ConfigNode& section) {
+  FpnOptions o;
+  read_fpn_keys(section, o);
+  return o;
+}
+
+std::shared_ptr<NeckImpl> FpnOptions::build() const { return std::make_shared<FpnImpl>(*this); }
+
 FpnImpl::FpnImpl(const FpnOptions& options) : options_(options) {
   const auto num_ins = static_cast<int64_t>(options.in_channels.size());
   backbone_end_level_ = options.end_level == -1 ? num_ins : options.end_level + 1;

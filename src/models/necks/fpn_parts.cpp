@@ -2,10 +2,32 @@
 
 #include <torch/torch.h>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/models/necks/conv_module.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+Schema fpn_schema(const std::string& type) {
+  Schema schema = typed_schema(type);
+  schema.required("in_channels", integers_schema())
+      .required("out_channels", Schema::integer())
+      .required("num_outs", Schema::integer())
+      .optional("start_level", Schema::integer())
+      .optional("end_level", Schema::integer())
+      .optional("add_extra_convs",
+                Schema::either(Schema::boolean(),
+                               Schema::string().choices({"on_input", "on_lateral", "on_output"})))
+      .optional("relu_before_extra_convs", Schema::boolean());
+  return schema;
+}
+
+std::string add_extra_convs_from_config(const ConfigNode& section, const std::string& fallback) {
+  const ConfigNode* extra = section.find("add_extra_convs");
+  if (extra == nullptr) return fallback;
+  if (extra->is_null()) return "";
+  return extra->is_bool() ? (extra->as_bool() ? "on_input" : "") : extra->as_string();
+}
 
 namespace {
 
@@ -35,8 +57,8 @@ std::vector<at::Tensor> top_down_laterals(const std::string& neck,
   }
   std::vector<at::Tensor> laterals;
   for (size_t i = 0; i < lateral_convs->size(); ++i) {
-    laterals.push_back(lateral_convs[i]->as<ConvModule>()->forward(
-        inputs[i + static_cast<size_t>(start_level)]));
+    laterals.push_back(
+        lateral_convs[i]->as<ConvModule>()->forward(inputs[i + static_cast<size_t>(start_level)]));
   }
   add_top_down(laterals);
   return laterals;

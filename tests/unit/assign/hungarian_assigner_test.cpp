@@ -24,6 +24,7 @@ TEST(FocalLossCost, EqualsPositiveMinusNegativeFocalTerm) {
 TEST(LaneHungarianAssigner, MatchesEachGtToTheNearestNormalisedPrediction) {
   LaneHungarianAssignerOptions options;
   options.bev_range = {-50, -25, -3, 50, 25, 2};
+  options.normalize = true;
   // Two GT "lanes" of one point each: (0, 0, -0.5) and (25, 12.5, 2) metres normalise to
   // (0.5, 0.5, 0.5) and (0.75, 0.75, 1.0).
   const auto gt = torch::tensor({{0.0, 0.0, -0.5}, {25.0, 12.5, 2.0}});

@@ -8,6 +8,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/models/build.h"
+#include "olv2/models/detectors/baseline_large.h"
 #include "olv2/util/error.h"
 #include "support/test_paths.h"
 
@@ -25,7 +26,7 @@ ConfigNode large_model_section(const std::string& file) {
 std::string large_build_error(ConfigNode model) {
   model.assign_paths("model");
   try {
-    baseline_large_options_from_config(model);
+    BaselineLargeOptions::from_config(model);
   } catch (const Error& error) {
     return error.what();
   }
@@ -88,7 +89,7 @@ TEST(BaselineLargeBuild, TheV100VariantCheckpointsTheTwoStagesInFp16) {
   const ConfigNode root = load_config_file(test::source_dir() / "configs/baseline_large_v100.yaml");
   EXPECT_TRUE(root.at("fp16").at("enabled").as_bool());
   const BaselineLargeOptions options =
-      baseline_large_options_from_config(large_model_section("baseline_large_v100.yaml"));
+      BaselineLargeOptions::from_config(large_model_section("baseline_large_v100.yaml"));
   EXPECT_EQ(options.checkpoint, kBaselineLargeCheckpointableStages);
   EXPECT_EQ(options.bev_constructor.bev_h, 100);
   EXPECT_EQ(options.bbox_head.num_encoder_layers, 6);

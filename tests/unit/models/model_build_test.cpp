@@ -6,7 +6,8 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/models/build.h"
-#include "olv2/models/model_schema.h"
+#include "olv2/models/detectors/baseline.h"
+#include "olv2/models/pretrained_checkpoint.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
@@ -35,7 +36,8 @@ TEST(ModelBuild, TheShippedConfigBuildsABaseline) {
   std::shared_ptr<DetectorImpl> detector = build_detector(model);
   auto* baseline = dynamic_cast<BaselineImpl*>(detector.get());
   ASSERT_NE(baseline, nullptr);
-  EXPECT_EQ(baseline->options().img_backbone.depth, model.at("img_backbone").at("depth").as_int());
+  const auto& backbone = dynamic_cast<const ResNetOptions&>(*baseline->options().img_backbone);
+  EXPECT_EQ(backbone.depth, model.at("img_backbone").at("depth").as_int());
   EXPECT_EQ(baseline->options().lc_head.num_query, model.at("lc_head").at("num_query").as_int());
   EXPECT_EQ(baseline->options().te_head.object_type, DetrObjectType::kBox);
 }
@@ -61,7 +63,7 @@ TEST(ModelBuild, UnknownKeysAndStagesAreInputErrorsWithTheirLocation) {
   ConfigNode& neck = *model.find("img_neck");
   neck.set("out_channel", ConfigNode::scalar("7", {"edited.yaml", 3, 5}));
   ExitStatus status = ExitStatus::kSuccess;
-  const std::string message = error_of([&] { baseline_options_from_config(model); }, &status);
+  const std::string message = error_of([&] { BaselineOptions::from_config(model); }, &status);
   EXPECT_EQ(status, ExitStatus::kBadInput);
   EXPECT_NE(message.find("out_channel"), std::string::npos) << message;
 
@@ -69,7 +71,7 @@ TEST(ModelBuild, UnknownKeysAndStagesAreInputErrorsWithTheirLocation) {
   ConfigNode stages = ConfigNode::sequence({});
   stages.push_back(ConfigNode::scalar("lc_head", {}));
   staged.set("checkpoint", stages);
-  EXPECT_NE(error_of([&] { baseline_options_from_config(staged); }).find("lc_head"),
+  EXPECT_NE(error_of([&] { BaselineOptions::from_config(staged); }).find("lc_head"),
             std::string::npos);
 }
 
@@ -96,7 +98,7 @@ TEST(ModelBuild, TorchvisionCheckpointsResolveUnderTorchHome) {
 TEST(ModelBuild, PretrainedBackboneWeightsAreLoadedNonStrictly) {
   ConfigNode model = fixture_model_section();
   // A torchvision-style file: backbone keys without prefix, plus a classifier to be ignored.
-  BaselineImpl reference(baseline_options_from_config(model));
+  BaselineImpl reference(BaselineOptions::from_config(model));
   NamedTensors file_tensors;
   for (const auto& [name, tensor] : module_state_dict(*reference.img_backbone())) {
     file_tensors.emplace_back(name, torch::randn_like(tensor.to(torch::kFloat)).to(tensor.dtype()));

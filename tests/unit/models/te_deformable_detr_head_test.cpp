@@ -23,6 +23,8 @@ TeDeformableDetrHeadOptions te_small_options() {
   options.num_points = 2;
   options.feedforward_channels = 32;
   options.positional_encoding.num_feats = 8;
+  options.sync_cls_avg_factor = true;  // as baseline_large
+  options.with_box_refine = true;
   return options;
 }
 

@@ -50,7 +50,9 @@ TEST(MultiheadAttention, AddsPositionsToQueryAndKeyButNotValueAndKeepsTheResidua
 
 // Spec §7 reference values: lane head (50 x 100 unmasked BEV), token (r=0, c=0).
 TEST(SinePositionalEncoding, MatchesSpecReferenceValues) {
-  const auto pos = sine_positional_encoding(torch::zeros({1, 50, 100}, torch::kBool), {});
+  SinePositionalEncodingOptions options;  // the lane head's: 32 features per axis, normalised
+  options.normalize = true;
+  const auto pos = sine_positional_encoding(torch::zeros({1, 50, 100}, torch::kBool), options);
   ASSERT_EQ(pos.sizes(), (std::vector<int64_t>{1, 64, 50, 100}));
   const auto at = [&](int64_t channel) { return pos[0][channel][0][0].item<double>(); };
   EXPECT_NEAR(at(0), 0.1253332, 1e-6);
@@ -66,6 +68,7 @@ TEST(SinePositionalEncoding, MaskedRowsDoNotAdvanceTheRowPosition) {
   mask[0][3].fill_(true);  // last row padded: rows 0..2 span the full 2 pi
   SinePositionalEncodingOptions options;
   options.num_feats = 2;
+  options.normalize = true;
   const auto pos = sine_positional_encoding(mask, options);
   // Channel 0 = sin(y_hat): y_hat of row 2 is 3 / (3 + 1e-6) * 2 pi; the padded row repeats it.
   const double y2 = 3.0 / (3.0 + 1e-6) * 2 * kPi;

@@ -10,9 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+#include "olv2/models/backbones/backbone.h"
+
 namespace olv2 {
 
-struct ResNetOptions {
+struct ResNetOptions : BackboneOptions {
   int64_t depth = 50;  // 18, 34 (BasicBlock) or 50, 101, 152 (Bottleneck)
   int64_t in_channels = 3;
   int64_t stem_channels = 64;
@@ -27,6 +31,13 @@ struct ResNetOptions {
   bool norm_eval = true;  // BatchNorm layers stay in eval mode while training
   bool with_cp = false;   // activation checkpointing of every residual block
   bool zero_init_residual = true;
+
+  // mmdet's `type: ResNet` keys, plus `init_cfg` (a Pretrained checkpoint the detector's builder
+  // loads).
+  static Schema schema();
+  // The stem follows base_channels unless stem_channels is given (mmdet).
+  static ResNetOptions from_config(const ConfigNode& section);
+  std::shared_ptr<BackboneImpl> build() const override;
 };
 
 // mmdet's ResNet with its parameter names (conv1, bn1, layer1..layer4 with
@@ -34,13 +45,13 @@ struct ResNetOptions {
 // minus `fc`. Initialised as mmdet does without a pretrained checkpoint:
 // Kaiming-normal convs (fan_out, ReLU), BN weight 1 / bias 0, and the last BN
 // of every block zeroed when `zero_init_residual`.
-class ResNetImpl : public torch::nn::Module {
+class ResNetImpl : public BackboneImpl {
  public:
   explicit ResNetImpl(const ResNetOptions& options);
 
   // x [N, in_channels, H, W] -> the outputs of the stages in `out_indices`, in
   // that order.
-  std::vector<at::Tensor> forward(const at::Tensor& x);
+  std::vector<at::Tensor> forward(const at::Tensor& x) override;
 
   // Keeps frozen stages and (with norm_eval) every BatchNorm in eval mode, as
   // mmdet's train().

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/models/bev/bevformer_encoder.h"
 #include "olv2/models/layers/learned_positional_encoding.h"
 
@@ -29,6 +31,11 @@ struct BevFormerConstructerOptions {
   bool use_cams_embeds = true;
   BevFormerEncoderOptions encoder;
   LearnedPositionalEncodingOptions positional_encoding;  // num_feats 128, 100 rows, 200 columns
+
+  // OpenLane-V2's `type: BEVFormerConstructer` (rotate_prev_bev, use_shift, pc_range and
+  // rotate_center are accepted: only the path without a previous BEV runs).
+  static Schema schema();
+  static BevFormerConstructerOptions from_config(const ConfigNode& section);
 };
 
 // OpenLane-V2's `BEVFormerConstructer`: learned BEV queries plus an MLP embedding of the

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/models/bev/bevformer_layer.h"
 
 namespace olv2 {
@@ -19,6 +21,10 @@ struct BevFormerEncoderOptions {
   BevFormerLayerOptions layer;
   // Recompute each layer in backward (activation checkpointing) while training with gradients.
   bool checkpoint_layers = false;
+
+  // `type: BEVFormerEncoder` of BEVFormerLayers (return_intermediate: false only).
+  static Schema schema();
+  static BevFormerEncoderOptions from_config(const ConfigNode& section);
 };
 
 // BEVFormer's encoder without a previous BEV: builds the pillar anchors, projects them into

@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/models/bev/bev_reference_points.h"
 #include "olv2/models/bev/spatial_cross_attention.h"
 #include "olv2/models/bev/temporal_self_attention.h"
@@ -19,6 +21,11 @@ struct BevFormerLayerOptions {
   SpatialCrossAttentionOptions cross_attention;
   FfnOptions ffn{256, 512, 2, 0.1};
   double norm_eps = 1e-5;
+
+  // `type: BEVFormerLayer`: attentions (TemporalSelfAttention, SpatialCrossAttention), the FFN
+  // and the order (self_attn, norm, cross_attn, norm, ffn, norm).
+  static Schema schema();
+  static BevFormerLayerOptions from_config(const ConfigNode& section);
 };
 
 // What every encoder layer reads besides the BEV queries; built once per forward.

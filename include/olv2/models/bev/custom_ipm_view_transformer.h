@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <utility>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 struct CustomIpmViewTransformerOptions {
@@ -16,6 +19,10 @@ struct CustomIpmViewTransformerOptions {
   std::array<double, 3> ybound{-25.0, 25.0, 1.0};  // lateral
   std::array<double, 3> zbound{-3.0, 2.0, 0.5};    // heights of the sampled planes
   int64_t out_channels = 128;                      // also the camera feature channels
+
+  // OpenLane-V2's `type: CustomIPMViewTransformer` (every key required).
+  static Schema schema();
+  static CustomIpmViewTransformerOptions from_config(const ConfigNode& section);
 };
 
 // OpenLane-V2's inverse perspective mapping: every point of a stack of

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
@@ -15,6 +17,11 @@ struct MsDeformableAttention3dOptions {
   int64_t num_heads = 8;
   int64_t num_levels = 4;
   int64_t num_points = 8;  // per level, shared out over the pillar's anchors
+
+  // BEVFormer's `type: MSDeformableAttention3D` (a spatial cross-attention's
+  // `deformable_attention`).
+  static Schema schema();
+  static MsDeformableAttention3dOptions from_config(const ConfigNode& section);
 };
 
 // BEVFormer's `MSDeformableAttention3D`: deformable sampling around the D projected anchors of

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/models/bev/bev_reference_points.h"
 #include "olv2/models/bev/ms_deformable_attention_3d.h"
 
@@ -17,6 +19,11 @@ struct SpatialCrossAttentionOptions {
   int64_t num_cams = 7;
   double dropout = 0.1;  // on the output, before the residual sum
   MsDeformableAttention3dOptions deformable_attention;
+
+  // BEVFormer's `type: SpatialCrossAttention` as an `attn_cfgs` entry (its `pc_range` and
+  // `batch_first` are accepted: the encoder's range and layout apply).
+  static Schema schema();
+  static SpatialCrossAttentionOptions from_config(const ConfigNode& section);
 };
 
 // BEVFormer's spatial cross-attention: every BEV query samples the image tokens of each camera

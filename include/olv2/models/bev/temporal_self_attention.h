@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
@@ -18,6 +20,10 @@ struct TemporalSelfAttentionOptions {
   int64_t num_points = 4;
   int64_t num_bev_queue = 2;  // previous and current BEV; the original asserts 2
   double dropout = 0.1;       // on the output, before the residual sum
+
+  // BEVFormer's `type: TemporalSelfAttention` as an `attn_cfgs` entry.
+  static Schema schema();
+  static TemporalSelfAttentionOptions from_config(const ConfigNode& section);
 };
 
 // BEVFormer's temporal self-attention as OpenLane-V2 runs it: without a previous BEV (the only

@@ -2,10 +2,14 @@
 #include <ATen/core/Tensor.h>
 #include <torch/nn/pimpl.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+#include "olv2/models/backbones/backbone.h"
 #include "olv2/models/backbones/resnet.h"
 #include "olv2/models/bev/custom_ipm_view_transformer.h"
 #include "olv2/models/detectors/detector.h"
@@ -13,12 +17,14 @@
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/topology_head.h"
 #include "olv2/models/necks/custom_fpn.h"
+#include "olv2/models/necks/neck.h"
 
 namespace olv2 {
 
-struct BaselineOptions {
-  ResNetOptions img_backbone;
-  CustomFpnOptions img_neck;
+struct BaselineOptions : DetectorOptions {
+  std::shared_ptr<const BackboneOptions> img_backbone = std::make_shared<ResNetOptions>();
+  // One output level: the view transformer's input.
+  std::shared_ptr<const NeckOptions> img_neck = std::make_shared<CustomFpnOptions>();
   CustomIpmViewTransformerOptions img_view_transformer;
   CustomDetrHeadOptions lc_head;
   CustomDetrHeadOptions te_head;
@@ -26,6 +32,15 @@ struct BaselineOptions {
   TopologyHeadOptions lcte_head;
   // Stages recomputed in backward (activation checkpointing); see kCheckpointableStages.
   std::vector<std::string> checkpoint;
+
+  // The `model` section of `type: Baseline`: the keys of the original config (img_backbone and
+  // img_neck of any registered type; img_view_transformer, lc_head, te_head, lclc_head,
+  // lcte_head), plus `checkpoint: [stage names]`.
+  static Schema schema();
+  // Validates `model` against schema(); every error names the file, line and key.
+  static BaselineOptions from_config(const ConfigNode& model);
+  std::shared_ptr<DetectorImpl> build() const override;
+  BevRange bev_range() const override { return lc_head.bev_range; }
 };
 
 // Names accepted in BaselineOptions::checkpoint.
@@ -64,8 +79,8 @@ class BaselineImpl : public DetectorImpl {
   std::vector<FramePrediction> predict(const Batch& batch) override;
   void set_dropout(double p) override;
 
-  ResNet& img_backbone() { return img_backbone_; }
-  CustomFpn& img_neck() { return img_neck_; }
+  const std::shared_ptr<BackboneImpl>& img_backbone() { return img_backbone_; }
+  const std::shared_ptr<NeckImpl>& img_neck() { return img_neck_; }
   CustomIpmViewTransformer& img_view_transformer() { return img_view_transformer_; }
   const BaselineOptions& options() const { return options_; }
 
@@ -74,8 +89,8 @@ class BaselineImpl : public DetectorImpl {
   bool checkpointed(const std::string& stage) const;
 
   BaselineOptions options_;
-  ResNet img_backbone_{nullptr};
-  CustomFpn img_neck_{nullptr};
+  std::shared_ptr<BackboneImpl> img_backbone_;
+  std::shared_ptr<NeckImpl> img_neck_;
   CustomIpmViewTransformer img_view_transformer_{nullptr};
   CustomDetrHead lc_head_{nullptr};
   CustomDetrHead te_head_{nullptr};

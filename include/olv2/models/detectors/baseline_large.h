@@ -2,10 +2,14 @@
 #include <ATen/core/Tensor.h>
 #include <torch/nn/pimpl.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+#include "olv2/models/backbones/backbone.h"
 #include "olv2/models/backbones/resnet.h"
 #include "olv2/models/bev/bevformer_constructer.h"
 #include "olv2/models/detectors/detector.h"
@@ -14,12 +18,14 @@
 #include "olv2/models/heads/relationship_head.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
 #include "olv2/models/necks/fpn.h"
+#include "olv2/models/necks/neck.h"
 
 namespace olv2 {
 
-struct BaselineLargeOptions {
-  ResNetOptions img_backbone;
-  FpnOptions img_neck;
+struct BaselineLargeOptions : DetectorOptions {
+  std::shared_ptr<const BackboneOptions> img_backbone = std::make_shared<ResNetOptions>();
+  // Levels of the BEV constructor's num_feature_levels.
+  std::shared_ptr<const NeckOptions> img_neck = std::make_shared<FpnOptions>();
   BevFormerConstructerOptions bev_constructor;
   TeDeformableDetrHeadOptions bbox_head;
   LcDeformableDetrHeadOptions pts_bbox_head;
@@ -28,6 +34,16 @@ struct BaselineLargeOptions {
   // Stages recomputed in backward (activation checkpointing): extract_feat (one segment) and
   // bev_constructor (each BEV encoder layer a segment).
   std::vector<std::string> checkpoint;
+
+  // The `model` section of `type: BaselineLarge`: the keys of the original baseline_large.py
+  // (img_backbone and img_neck of any registered type; bev_constructor, bbox_head,
+  // pts_bbox_head, lclc_head, lcte_head, bbox_train_cfg, train_cfg.pts), plus
+  // `checkpoint: [extract_feat, bev_constructor]`.
+  static Schema schema();
+  // Validates `model` against schema(); every error names the file, line and key.
+  static BaselineLargeOptions from_config(const ConfigNode& model);
+  std::shared_ptr<DetectorImpl> build() const override;
+  BevRange bev_range() const override { return pts_bbox_head.pc_range; }
 };
 
 extern const std::vector<std::string> kBaselineLargeCheckpointableStages;
@@ -70,7 +86,7 @@ class BaselineLargeImpl : public DetectorImpl {
   std::vector<FramePrediction> predict(const Batch& batch) override;
   void set_dropout(double p) override;
 
-  ResNet& img_backbone() { return img_backbone_; }
+  const std::shared_ptr<BackboneImpl>& img_backbone() { return img_backbone_; }
   const BaselineLargeOptions& options() const { return options_; }
 
  private:
@@ -80,8 +96,8 @@ class BaselineLargeImpl : public DetectorImpl {
 
   BaselineLargeOptions options_;
   LcDeformableDetrHead pts_bbox_head_{nullptr};
-  ResNet img_backbone_{nullptr};
-  Fpn img_neck_{nullptr};
+  std::shared_ptr<BackboneImpl> img_backbone_;
+  std::shared_ptr<NeckImpl> img_neck_;
   BevFormerConstructer bev_constructor_{nullptr};
   TeDeformableDetrHead bbox_head_{nullptr};
   RelationshipHead lclc_head_{nullptr};

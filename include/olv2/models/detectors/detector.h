@@ -3,10 +3,12 @@
 #include <torch/nn/module.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/data/batch.h"
 #include "olv2/data/frame_prediction.h"
 
@@ -26,6 +28,15 @@ class DetectorImpl : public torch::nn::Module {
   virtual std::vector<FramePrediction> predict(const Batch& batch) = 0;
   // Sets every dropout probability of the model (0 makes training deterministic).
   virtual void set_dropout(double p) = 0;
+};
+
+// A detector's options, as read from the `model` section.
+struct DetectorOptions {
+  virtual ~DetectorOptions() = default;
+  virtual std::shared_ptr<DetectorImpl> build() const = 0;
+  // The ground area the detector predicts lanes in, [x_min, y_min, z_min, x_max, y_max, z_max]
+  // in ego metres.
+  virtual BevRange bev_range() const = 0;
 };
 
 // The sum of all losses.

@@ -14,6 +14,8 @@
 #include "olv2/assign/assign_result.h"
 #include "olv2/assign/hungarian_assigner.h"
 #include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/layers/detr_transformer.h"
@@ -41,10 +43,16 @@ struct CustomDetrHeadOptions {
   int64_t num_reg_fcs = 2;
   BevRange bev_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};  // lanes only
   FocalLossOptions loss_cls;
-  double loss_bbox_weight = 2.5;  // L1
-  double loss_iou_weight = 1.0;   // GIoU, boxes only
+  double loss_bbox_weight = 5.0;  // L1 (mmdet DETRHead's default)
+  double loss_iou_weight = 2.0;   // GIoU, boxes only
   LaneHungarianAssignerOptions lane_assigner;
   HungarianAssignerOptions box_assigner;
+
+  // OpenLane-V2's `type: CustomDETRHead` with its `train_cfg.assigner` (LaneHungarianAssigner
+  // for lanes, HungarianAssigner for boxes).
+  static Schema schema();
+  // A lane head needs `bev_range`; num_reg_dim is a multiple of 3 for lanes, 4 for boxes.
+  static CustomDetrHeadOptions from_config(const ConfigNode& section);
 };
 
 // Image geometry a box head needs: the padded batch input (h, w) and each

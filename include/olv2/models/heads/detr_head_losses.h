@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
+#include "olv2/config/schema.h"
 
 namespace olv2 {
 
@@ -15,6 +16,10 @@ struct DetrHeadLosses {
   std::vector<std::pair<std::string, at::Tensor>> losses;
   std::vector<std::vector<AssignResult>> assign_results;  // [decoder layer][sample]
 };
+
+// Declares a DETR head's loss keys: `loss_cls` (FocalLoss, required: the original's default, a
+// softmax cross-entropy, is not supported), `loss_bbox` (L1Loss), `loss_iou` (GIoULoss).
+void declare_detr_loss_keys(Schema& head);
 
 // A DETR head's losses in mmdet's order and names: the last decoder layer's terms as they are,
 // then each earlier layer l's as `d<l>.<term>`; and every layer's matching (`layer.assign`).

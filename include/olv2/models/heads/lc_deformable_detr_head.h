@@ -10,13 +10,16 @@
 
 #include "olv2/assign/assign_result.h"
 #include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lane_detection_transformer.h"
 
 namespace olv2 {
 
-// Defaults: the full baseline_large config.
+// Defaults: of the keys a config may omit, the original class's; of the others, the full
+// baseline_large config's.
 struct LcDeformableDetrHeadOptions {
   int64_t num_classes = 1;  // sigmoid classification, no background output
   int64_t in_channels = 256;
@@ -42,7 +45,7 @@ struct LcDeformableDetrHeadOptions {
     loss.loss_weight = 1.5;
     return loss;
   }();
-  double loss_bbox_weight = 0.0075;  // L1 in metres
+  double loss_bbox_weight = 5.0;  // L1 in metres
   LaneHungarianAssignerOptions assigner = [] {
     LaneHungarianAssignerOptions assigner;
     assigner.cls_cost.weight = 1.5;
@@ -50,6 +53,13 @@ struct LcDeformableDetrHeadOptions {
     assigner.normalize = false;  // costs in metres
     return assigner;
   }();
+
+  // OpenLane-V2's `type: LCDeformableDETRHead` with its PerceptionTransformer's lane decoder
+  // (MultiheadAttention + CustomMSDeformableAttention layers on the one BEV level).
+  static Schema schema();
+  // `assigner`: the head's LaneHungarianAssigner (the detector's `train_cfg.pts.assigner`).
+  static LcDeformableDetrHeadOptions from_config(const ConfigNode& section,
+                                                 const ConfigNode& assigner);
 };
 
 struct LcHeadOutputs {

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/layers/mlp.h"
 
@@ -14,12 +16,12 @@ namespace olv2 {
 struct RelationshipHeadOptions {
   int64_t in_channels_o1 = 256;
   int64_t in_channels_o2 = 256;
-  bool shared_param = false;  // one MLP for both objects, and the first object's assignment
-  FocalLossOptions loss_rel = [] {
-    FocalLossOptions loss;
-    loss.loss_weight = 5.0;
-    return loss;
-  }();
+  bool shared_param = true;  // one MLP for both objects, and the first object's assignment
+  FocalLossOptions loss_rel;
+
+  // OpenLane-V2's `type: RelationshipHead`; in_channels_o2 defaults to in_channels_o1.
+  static Schema schema();
+  static RelationshipHeadOptions from_config(const ConfigNode& section);
 };
 
 // OpenLane-V2 `RelationshipHead` (`lclc_head`, `lcte_head`): embeds each object of the last

@@ -11,6 +11,8 @@
 
 #include "olv2/assign/assign_result.h"
 #include "olv2/assign/hungarian_assigner.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
@@ -18,6 +20,8 @@
 
 namespace olv2 {
 
+// Defaults: of the keys a config may omit, the original class's; of the others, the full
+// baseline_large config's.
 struct TeDeformableDetrHeadOptions {
   int64_t num_classes = 13;  // sigmoid classification, label num_classes = background
   int64_t in_channels = 256;
@@ -33,8 +37,8 @@ struct TeDeformableDetrHeadOptions {
   double attention_dropout = 0.1;  // multi-head self-attention
   double msda_dropout = 0.1;       // deformable attentions' output
   int64_t num_reg_fcs = 2;
-  bool sync_cls_avg_factor = true;
-  bool with_box_refine = true;
+  bool sync_cls_avg_factor = false;
+  bool with_box_refine = false;
   SinePositionalEncodingOptions positional_encoding = [] {
     SinePositionalEncodingOptions options;
     options.num_feats = 128;
@@ -43,13 +47,22 @@ struct TeDeformableDetrHeadOptions {
     return options;
   }();
   FocalLossOptions loss_cls;
-  double loss_bbox_weight = 2.5;  // L1
-  double loss_iou_weight = 1.0;   // GIoU
+  double loss_bbox_weight = 5.0;  // L1
+  double loss_iou_weight = 2.0;   // GIoU
   HungarianAssignerOptions assigner = [] {
     HungarianAssignerOptions options;
     options.reg_cost_weight = 2.5;
+    options.reg_box_format = BoxFormat::kXywh;
     return options;
   }();
+
+  // OpenLane-V2's `type: TEDeformableDETRHead` with its DeformableDetrTransformer (encoder of
+  // MultiScaleDeformableAttention layers, decoder of MultiheadAttention + deformable attention
+  // layers, every layer's FFN alike) and SinePositionalEncoding.
+  static Schema schema();
+  // `assigner`: the head's HungarianAssigner (the detector's `bbox_train_cfg.assigner`).
+  static TeDeformableDetrHeadOptions from_config(const ConfigNode& section,
+                                                 const ConfigNode& assigner);
 };
 
 struct TeHeadOutputs {

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/layers/mlp.h"
 
@@ -21,6 +23,10 @@ struct TopologyHeadOptions {
     loss.loss_weight = 2.0;
     return loss;
   }();
+
+  // OpenLane-V2's `type: TopologyHead` (every key required).
+  static Schema schema();
+  static TopologyHeadOptions from_config(const ConfigNode& section);
 };
 
 // Scores every (row object, column object) pair as a directed relation:

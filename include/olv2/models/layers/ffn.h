@@ -4,6 +4,9 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/pimpl.h>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 struct FfnOptions {
@@ -12,6 +15,12 @@ struct FfnOptions {
   int64_t num_fcs = 2;
   double ffn_drop = 0.0;
   bool add_identity = true;
+
+  // mmcv `type: FFN`; the original's configs give it as a dict or as a list of one.
+  static Schema schema();
+  // The FFN of a transformer-layer section: its `ffn_cfgs` over `defaults`, then mmcv
+  // BaseTransformerLayer's deprecated layer-level `feedforward_channels` and `ffn_dropout`.
+  static FfnOptions from_layer_config(const ConfigNode& layer, FfnOptions defaults);
 };
 
 // mmcv `FFN`: `layers` = num_fcs - 1 blocks of (Linear, ReLU, Dropout), then

@@ -6,12 +6,19 @@
 
 #include <cstdint>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 struct LearnedPositionalEncodingOptions {
   int64_t num_feats = 128;  // channels per axis; the output has 2 * num_feats channels
   int64_t row_num_embed = 100;
   int64_t col_num_embed = 200;
+
+  // mmdet `type: LearnedPositionalEncoding` (every key required).
+  static Schema schema();
+  static LearnedPositionalEncodingOptions from_config(const ConfigNode& section);
 };
 
 // mmdet `LearnedPositionalEncoding`: one learned embedding per column (`col_embed`) and per row

@@ -5,6 +5,9 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <string>
+
+#include "olv2/config/schema.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
@@ -17,6 +20,11 @@ struct MultiScaleDeformableAttentionOptions {
   double dropout = 0.1;      // on the output, before the residual sum
   bool batch_first = false;  // [B, L, E] instead of [L, B, E]
 };
+
+// The keys of a deformable attention of `type` as an `attn_cfgs` entry (mmcv's
+// MultiScaleDeformableAttention and the BEV and lane variants): embed_dims, num_heads,
+// num_levels, num_points, im2col_step, dropout, batch_first.
+Schema deformable_attention_schema(const std::string& type);
 
 // mmcv `MultiScaleDeformableAttention` (also OpenLane-V2's `CustomMSDeformableAttention`,
 // which computes the same): `sampling_offsets`, `attention_weights`, `value_proj`,

@@ -4,6 +4,7 @@
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/pimpl.h>
 
+#include "olv2/config/schema.h"
 #include "olv2/models/layers/packed_multihead_attention.h"
 
 namespace olv2 {
@@ -14,6 +15,9 @@ struct MultiheadAttentionOptions {
   // mmcv's deprecated `dropout` argument: both the attention-weight dropout and
   // the dropout on the output before the residual sum.
   double dropout = 0.1;
+
+  // mmcv `type: MultiheadAttention` as a layer's `attn_cfgs` entry.
+  static Schema schema();
 };
 
 // mmcv `MultiheadAttention`: wraps PyTorch's attention (registered as `attn`),

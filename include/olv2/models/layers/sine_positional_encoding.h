@@ -1,15 +1,22 @@
 #pragma once
 #include <ATen/core/Tensor.h>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 struct SinePositionalEncodingOptions {
   int64_t num_feats = 32;  // channels per axis; the output has 2 * num_feats channels
   double temperature = 10000.0;
-  bool normalize = true;
+  bool normalize = false;
   double scale = 6.283185307179586;  // 2 pi
   double eps = 1e-6;
   double offset = 0.0;
+
+  // mmdet `type: SinePositionalEncoding`.
+  static Schema schema();
+  static SinePositionalEncodingOptions from_config(const ConfigNode& section);
 };
 
 // mmdet `SinePositionalEncoding` (DETR): from a padding mask [B, H, W] (true =

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+#include "olv2/models/necks/neck.h"
+
 namespace olv2 {
 
-struct CustomFpnOptions {
+struct CustomFpnOptions : NeckOptions {
   std::vector<int64_t> in_channels{256, 512};
   int64_t out_channels = 128;
   int64_t num_outs = 1;
@@ -21,6 +25,11 @@ struct CustomFpnOptions {
   // true = "on_input").
   std::string add_extra_convs;
   bool relu_before_extra_convs = false;
+
+  // `type: CustomFPN`: the FPN keys plus out_ids.
+  static Schema schema();
+  static CustomFpnOptions from_config(const ConfigNode& section);
+  std::shared_ptr<NeckImpl> build() const override;
 };
 
 // OpenLane-V2's CustomFPN: 1x1 lateral convs, a nearest-upsampling top-down
@@ -28,13 +37,13 @@ struct CustomFpnOptions {
 // first of those outputs (the original returns `outs[0]`). Parameters
 // `lateral_convs.i.conv.*`, `fpn_convs.j.conv.*`; every conv is Xavier-uniform
 // initialised with zero bias (the module's init_cfg).
-class CustomFpnImpl : public torch::nn::Module {
+class CustomFpnImpl : public NeckImpl {
  public:
   explicit CustomFpnImpl(const CustomFpnOptions& options);
 
-  // inputs: one feature map per entry of in_channels -> [N, out_channels, H, W]
+  // inputs: one feature map per entry of in_channels -> one level, [N, out_channels, H, W]
   // of out_ids[0].
-  at::Tensor forward(const std::vector<at::Tensor>& inputs);
+  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) override;
 
   const CustomFpnOptions& options() const { return options_; }
 

@@ -6,9 +6,32 @@
 #include <string>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 // Pieces shared by mmdet's FPN and OpenLane-V2's CustomFPN.
+
+// `type: <type>` with the keys both necks have: in_channels, out_channels, num_outs (required),
+// start_level, end_level, add_extra_convs, relu_before_extra_convs.
+Schema fpn_schema(const std::string& type);
+
+// mmdet's `add_extra_convs` of a neck section: "" (none), or the source; `true` = "on_input".
+std::string add_extra_convs_from_config(const ConfigNode& section, const std::string& fallback);
+
+// Reads the keys of fpn_schema() into options with the same field names.
+template <typename Options>
+void read_fpn_keys(const ConfigNode& section, Options& o) {
+  o.in_channels = section.at("in_channels").as_vector<int64_t>();
+  o.out_channels = section.at("out_channels").as_int();
+  o.num_outs = section.at("num_outs").as_int();
+  o.start_level = section.get<int64_t>("start_level", o.start_level);
+  o.end_level = section.get<int64_t>("end_level", o.end_level);
+  o.add_extra_convs = add_extra_convs_from_config(section, o.add_extra_convs);
+  o.relu_before_extra_convs =
+      section.get<bool>("relu_before_extra_convs", o.relu_before_extra_convs);
+}
 
 // The laterals after the top-down path: lateral conv i (mmcv ConvModules) on input
 // start_level + i, then from the coarsest level down each lateral gains the nearest-neighbour

@@ -1,0 +1,27 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/nn/module.h>
+
+#include <memory>
+#include <vector>
+
+#include "olv2/models/part_registry.h"
+
+namespace olv2 {
+
+// An image backbone: images [N, C, H, W] -> feature maps of its output stages, finest first.
+class BackboneImpl : public torch::nn::Module {
+ public:
+  virtual std::vector<at::Tensor> forward(const at::Tensor& images) = 0;
+};
+
+// A backbone's options, as read from an `img_backbone` section.
+struct BackboneOptions {
+  virtual ~BackboneOptions() = default;
+  virtual std::shared_ptr<BackboneImpl> build() const = 0;
+};
+
+// The backbones an `img_backbone.type` may name.
+const PartRegistry<BackboneOptions>& backbone_registry();
+
+}  // namespace olv2

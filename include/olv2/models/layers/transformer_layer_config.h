@@ -1,0 +1,46 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
+namespace olv2 {
+
+// The config of mmcv's transformer layers and layer sequences (`attn_cfgs`, `ffn_cfgs`,
+// `operation_order`, `transformerlayers`, `num_layers`), shared by the BEV encoder and the
+// heads' encoders and decoders. Each model fixes the attentions and order its layers run.
+
+// A layer of `type` with its attentions (`attn_cfgs`: one dict or a list) and FFN.
+Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs);
+// One attention of the `variants` by type, or a list of them.
+Schema attention_list_schema(std::map<std::string, Schema> variants);
+// A sequence of `type`: num_layers copies of `layer`, plus the keys the BEV encoder adds.
+Schema layer_sequence_schema(const std::string& type, Schema layer);
+
+// The attention at `index` of the layer's `attn_cfgs`; an input error unless it is `type`.
+const ConfigNode& attention_config(const ConfigNode& layer, size_t index, const std::string& type);
+// An input error unless the layer's `operation_order` is exactly `expected`.
+void require_operation_order(const ConfigNode& layer, const std::vector<std::string>& expected);
+
+// The multi-head self-attention and deformable cross-attention of a DETR decoder layer
+// (self_attn, norm, cross_attn, norm, ffn, norm), which the heads configure with one head count
+// and one width.
+struct DecoderLayerAttentions {
+  int64_t embed_dims;
+  int64_t num_heads;
+  double attention_dropout;
+  int64_t num_levels;
+  int64_t num_points;
+  double msda_dropout;
+
+  // The layer's keys over `defaults`; the deformable attention is of `deformable_type` and must
+  // agree with the self-attention on num_heads and embed_dims.
+  static DecoderLayerAttentions from_config(const ConfigNode& layer,
+                                            const std::string& deformable_type,
+                                            DecoderLayerAttentions defaults);
+};
+
+}  // namespace olv2
