@@ -71,9 +71,9 @@ namespace {
 DetrTransformerOptions transformer_options(const CustomDetrHeadOptions& head) {
   DetrTransformerOptions options;
   for (TransformerLayerOptions* layer : {&options.encoder_layer, &options.decoder_layer}) {
-    layer->attention.embed_dims = head.embed_dims;
-    layer->attention.num_heads = head.num_heads;
-    layer->attention.dropout = head.dropout;
+    layer->multihead.embed_dims = head.embed_dims;
+    layer->multihead.num_heads = head.num_heads;
+    layer->multihead.dropout = head.dropout;
     layer->ffn.embed_dims = head.embed_dims;
     layer->ffn.feedforward_channels = head.feedforward_channels;
     layer->ffn.num_fcs = 2;

@@ -7,9 +7,8 @@
 namespace olv2 {
 namespace {
 
-DeformableTransformerLayerOptions decoder_layer_options(
-    const LaneDetectionTransformerOptions& options) {
-  DeformableTransformerLayerOptions layer;
+TransformerLayerOptions decoder_layer_options(const LaneDetectionTransformerOptions& options) {
+  TransformerLayerOptions layer;
   layer.attentions = {AttentionKind::kMultihead, AttentionKind::kDeformable};
   layer.multihead.embed_dims = options.embed_dims;
   layer.multihead.num_heads = options.num_heads;
@@ -38,7 +37,7 @@ LaneDetectionTransformerDecoderImpl::LaneDetectionTransformerDecoderImpl(
   }
   layers_ = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < options.num_layers; ++i) {
-    layers_->push_back(DeformableTransformerLayer(decoder_layer_options(options)));
+    layers_->push_back(TransformerLayer(decoder_layer_options(options)));
   }
 }
 
@@ -49,16 +48,21 @@ at::Tensor LaneDetectionTransformerDecoderImpl::forward(const at::Tensor& query,
                                                         const SpatialShapes& spatial_shapes) {
   at::Tensor output = query;
   std::vector<at::Tensor> intermediate;
+  TransformerLayerInputs inputs;
+  inputs.key = value;
+  inputs.value = value;
+  inputs.query_pos = query_pos;
+  inputs.reference_points = reference_points;
+  inputs.spatial_shapes = &spatial_shapes;
   for (const auto& module : *layers_) {
-    output = module->as<DeformableTransformerLayerImpl>()->forward(
-        output, value, query_pos, {}, {}, reference_points, spatial_shapes);
+    output = module->as<TransformerLayer>()->forward(output, inputs);
     intermediate.push_back(output);
   }
   return torch::stack(intermediate);
 }
 
 void LaneDetectionTransformerDecoderImpl::set_dropout(double p) {
-  for (const auto& module : *layers_) module->as<DeformableTransformerLayerImpl>()->set_dropout(p);
+  for (const auto& module : *layers_) module->as<TransformerLayer>()->set_dropout(p);
 }
 
 PerceptionTransformerImpl::PerceptionTransformerImpl(const LaneDetectionTransformerOptions& options)

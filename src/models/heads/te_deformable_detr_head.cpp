@@ -118,8 +118,7 @@ DeformableDetrTransformerOptions te_transformer_options(const TeDeformableDetrHe
   options.num_feature_levels = head.num_feature_levels;
   options.num_encoder_layers = head.num_encoder_layers;
   options.num_decoder_layers = head.num_decoder_layers;
-  for (DeformableTransformerLayerOptions* layer :
-       {&options.encoder_layer, &options.decoder_layer}) {
+  for (TransformerLayerOptions* layer : {&options.encoder_layer, &options.decoder_layer}) {
     layer->multihead.embed_dims = head.embed_dims;
     layer->multihead.num_heads = head.num_heads;
     layer->multihead.dropout = head.attention_dropout;

@@ -38,13 +38,6 @@ at::Tensor encoder_reference_points(const SpatialShapes& spatial_shapes,
 
 namespace {
 
-torch::nn::ModuleList deformable_layers(const DeformableTransformerLayerOptions& layer,
-                                        int64_t num_layers) {
-  torch::nn::ModuleList layers;
-  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(DeformableTransformerLayer(layer));
-  return layers;
-}
-
 // The reference handed to a decoder layer: scaled into every level by its valid ratios,
 // [B, Q, L, 2] for points, [B, Q, L, 4] for boxes.
 at::Tensor reference_per_level(const at::Tensor& reference, const at::Tensor& valid_ratios) {
@@ -64,25 +57,27 @@ at::Tensor refined_reference(const at::Tensor& delta, const at::Tensor& referenc
 
 }  // namespace
 
-DeformableDetrEncoderImpl::DeformableDetrEncoderImpl(const DeformableTransformerLayerOptions& layer,
+DeformableDetrEncoderImpl::DeformableDetrEncoderImpl(const TransformerLayerOptions& layer,
                                                      int64_t num_layers) {
-  layers_ = register_module("layers", deformable_layers(layer, num_layers));
+  layers_ = register_module("layers", transformer_layers(layer, num_layers));
 }
 
 at::Tensor DeformableDetrEncoderImpl::forward(at::Tensor query, const at::Tensor& query_pos,
                                               const at::Tensor& key_padding_mask,
                                               const at::Tensor& reference_points,
                                               const SpatialShapes& spatial_shapes) {
-  for (auto& layer : *layers_) {
-    query = layer->as<DeformableTransformerLayer>()->forward(query, {}, query_pos, key_padding_mask,
-                                                             {}, reference_points, spatial_shapes);
-  }
+  TransformerLayerInputs inputs;
+  inputs.query_pos = query_pos;
+  inputs.query_key_padding_mask = key_padding_mask;
+  inputs.reference_points = reference_points;
+  inputs.spatial_shapes = &spatial_shapes;
+  for (auto& layer : *layers_) query = layer->as<TransformerLayer>()->forward(query, inputs);
   return query;
 }
 
-DeformableDetrDecoderImpl::DeformableDetrDecoderImpl(const DeformableTransformerLayerOptions& layer,
+DeformableDetrDecoderImpl::DeformableDetrDecoderImpl(const TransformerLayerOptions& layer,
                                                      int64_t num_layers) {
-  layers_ = register_module("layers", deformable_layers(layer, num_layers));
+  layers_ = register_module("layers", transformer_layers(layer, num_layers));
 }
 
 DeformableDetrDecoderOutputs DeformableDetrDecoderImpl::forward(
@@ -90,10 +85,15 @@ DeformableDetrDecoderOutputs DeformableDetrDecoderImpl::forward(
     const at::Tensor& key_padding_mask, at::Tensor reference_points, const at::Tensor& valid_ratios,
     const SpatialShapes& spatial_shapes, const RegressionBranch& refine) {
   std::vector<at::Tensor> states, references;
+  TransformerLayerInputs inputs;
+  inputs.key = memory;
+  inputs.value = memory;
+  inputs.query_pos = query_pos;
+  inputs.key_padding_mask = key_padding_mask;
+  inputs.spatial_shapes = &spatial_shapes;
   for (size_t i = 0; i < layers_->size(); ++i) {
-    query = layers_[i]->as<DeformableTransformerLayer>()->forward(
-        query, memory, query_pos, {}, key_padding_mask,
-        reference_per_level(reference_points, valid_ratios), spatial_shapes);
+    inputs.reference_points = reference_per_level(reference_points, valid_ratios);
+    query = layers_[i]->as<TransformerLayer>()->forward(query, inputs);
     if (refine) {
       const at::Tensor delta = refine(static_cast<int64_t>(i), query.permute({1, 0, 2}));
       reference_points = refined_reference(delta, reference_points).detach();
@@ -119,7 +119,7 @@ DeformableDetrTransformerImpl::DeformableDetrTransformerImpl(
 
 void DeformableDetrTransformerImpl::set_dropout(double p) {
   for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* layer = module->as<DeformableTransformerLayer>()) layer->set_dropout(p);
+    if (auto* layer = module->as<TransformerLayer>()) layer->set_dropout(p);
   }
 }
 

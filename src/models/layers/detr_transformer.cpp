@@ -7,22 +7,32 @@
 namespace olv2 {
 namespace {
 
-torch::nn::ModuleList make_layers(const TransformerLayerOptions& layer, int64_t num_layers) {
-  torch::nn::ModuleList layers;
-  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(TransformerLayer(layer));
-  return layers;
-}
-
 torch::nn::LayerNorm make_norm(const TransformerLayerOptions& layer) {
   return torch::nn::LayerNorm(
-      torch::nn::LayerNormOptions({layer.attention.embed_dims}).eps(layer.norm_eps));
+      torch::nn::LayerNormOptions({layer.multihead.embed_dims}).eps(layer.norm_eps));
+}
+
+// mmdet's DETR transformer init, one layer at a time: every attention and LayerNorm anew, then
+// Xavier-uniform with zero bias on every Linear (the FFNs and `attn.out_proj`, not
+// `in_proj_weight`).
+void reset_layer_parameters(TransformerLayerImpl& layer) {
+  for (auto& module : layer.modules(/*include_self=*/false)) {
+    if (auto* attention = module->as<PackedMultiheadAttention>()) attention->reset_parameters();
+    if (auto* norm = module->as<torch::nn::LayerNorm>()) norm->reset_parameters();
+  }
+  for (auto& module : layer.modules(/*include_self=*/false)) {
+    if (auto* linear = module->as<torch::nn::Linear>()) {
+      torch::nn::init::xavier_uniform_(linear->weight);
+      linear->bias.zero_();
+    }
+  }
 }
 
 }  // namespace
 
 DetrTransformerEncoderImpl::DetrTransformerEncoderImpl(const TransformerLayerOptions& layer,
                                                        int64_t num_layers) {
-  layers_ = register_module("layers", make_layers(layer, num_layers));
+  layers_ = register_module("layers", transformer_layers(layer, num_layers));
   if (layers_[0]->as<TransformerLayer>()->pre_norm()) {
     post_norm_ = register_module("post_norm", make_norm(layer));
   }
@@ -30,9 +40,11 @@ DetrTransformerEncoderImpl::DetrTransformerEncoderImpl(const TransformerLayerOpt
 
 at::Tensor DetrTransformerEncoderImpl::forward(at::Tensor query, const at::Tensor& query_pos,
                                                const at::Tensor& key_padding_mask) {
+  TransformerLayerInputs inputs;
+  inputs.query_pos = query_pos;
+  inputs.query_key_padding_mask = key_padding_mask;
   for (auto& layer : *layers_) {
-    query = layer->as<TransformerLayer>()->forward(query, {}, {}, query_pos, query_pos,
-                                                   key_padding_mask, {});
+    query = layer->as<TransformerLayer>()->forward(query, inputs);
   }
   return post_norm_ ? compat::layer_norm(query, post_norm_->weight, post_norm_->bias,
                                          post_norm_->options.eps())
@@ -41,7 +53,7 @@ at::Tensor DetrTransformerEncoderImpl::forward(at::Tensor query, const at::Tenso
 
 DetrTransformerDecoderImpl::DetrTransformerDecoderImpl(const TransformerLayerOptions& layer,
                                                        int64_t num_layers) {
-  layers_ = register_module("layers", make_layers(layer, num_layers));
+  layers_ = register_module("layers", transformer_layers(layer, num_layers));
   post_norm_ = register_module("post_norm", make_norm(layer));
 }
 
@@ -49,10 +61,15 @@ at::Tensor DetrTransformerDecoderImpl::forward(at::Tensor query, const at::Tenso
                                                const at::Tensor& query_pos,
                                                const at::Tensor& key_pos,
                                                const at::Tensor& key_padding_mask) {
+  TransformerLayerInputs inputs;
+  inputs.key = memory;
+  inputs.value = memory;
+  inputs.query_pos = query_pos;
+  inputs.key_pos = key_pos;
+  inputs.key_padding_mask = key_padding_mask;
   std::vector<at::Tensor> intermediate;
   for (auto& layer : *layers_) {
-    query = layer->as<TransformerLayer>()->forward(query, memory, memory, query_pos, key_pos, {},
-                                                   key_padding_mask);
+    query = layer->as<TransformerLayer>()->forward(query, inputs);
     intermediate.push_back(
         compat::layer_norm(query, post_norm_->weight, post_norm_->bias, post_norm_->options.eps()));
   }
@@ -74,8 +91,9 @@ void DetrTransformerImpl::set_dropout(double p) {
 }
 
 void DetrTransformerImpl::reset_parameters() {
+  torch::NoGradGuard no_grad;
   for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* layer = module->as<TransformerLayer>()) layer->reset_parameters();
+    if (auto* layer = module->as<TransformerLayer>()) reset_layer_parameters(*layer);
   }
 }
 

@@ -2,12 +2,21 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
-
 #include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+namespace {
+
+int64_t norm_width(const TransformerLayerOptions& options) {
+  if (options.attentions.empty()) {
+    throw input_error("transformer layer: it needs at least one attention");
+  }
+  return options.attentions.front() == AttentionKind::kMultihead ? options.multihead.embed_dims
+                                                                 : options.deformable.embed_dims;
+}
+
+}  // namespace
 
 TransformerLayerImpl::TransformerLayerImpl(const TransformerLayerOptions& options)
     : options_(options),
@@ -15,60 +24,75 @@ TransformerLayerImpl::TransformerLayerImpl(const TransformerLayerOptions& option
   attentions_ = register_module("attentions", torch::nn::ModuleList());
   ffns_ = register_module("ffns", torch::nn::ModuleList());
   norms_ = register_module("norms", torch::nn::ModuleList());
+  size_t attention_index = 0;
   for (const std::string& operation : options.operation_order) {
     if (operation == "self_attn" || operation == "cross_attn") {
-      attentions_->push_back(MultiheadAttention(options.attention));
+      if (attention_index >= options.attentions.size()) {
+        throw input_error(
+            "transformer layer: operation_order has more attentions than attn_cfgs (" +
+            std::to_string(options.attentions.size()) + ")");
+      }
+      if (options.attentions[attention_index++] == AttentionKind::kMultihead) {
+        attentions_->push_back(MultiheadAttention(options.multihead));
+      } else {
+        attentions_->push_back(MultiScaleDeformableAttention(options.deformable));
+      }
     } else if (operation == "ffn") {
       ffns_->push_back(Ffn(options.ffn));
     } else if (operation == "norm") {
       norms_->push_back(torch::nn::LayerNorm(
-          torch::nn::LayerNormOptions({options.attention.embed_dims}).eps(options.norm_eps)));
+          torch::nn::LayerNormOptions({norm_width(options)}).eps(options.norm_eps)));
     } else {
       throw input_error("transformer layer: unknown operation `" + operation +
                         "` in operation_order (expected self_attn, cross_attn, norm or ffn)");
     }
   }
+  if (attention_index != options.attentions.size()) {
+    throw input_error("transformer layer: " + std::to_string(options.attentions.size()) +
+                      " attn_cfgs for " + std::to_string(attention_index) +
+                      " attentions in operation_order");
+  }
 }
 
 void TransformerLayerImpl::set_dropout(double p) {
-  for (auto& attention : *attentions_) attention->as<MultiheadAttention>()->set_dropout(p);
+  for (auto& attention : *attentions_) {
+    if (auto* multihead = attention->as<MultiheadAttention>()) multihead->set_dropout(p);
+    if (auto* deformable = attention->as<MultiScaleDeformableAttention>()) {
+      deformable->set_dropout(p);
+    }
+  }
   for (auto& ffn : *ffns_) ffn->as<Ffn>()->set_dropout(p);
 }
 
-void TransformerLayerImpl::reset_parameters() {
-  torch::NoGradGuard no_grad;
-  for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* attention = module->as<PackedMultiheadAttention>()) attention->reset_parameters();
-    if (auto* norm = module->as<torch::nn::LayerNorm>()) norm->reset_parameters();
-  }
-  // mmdet's Xavier pass covers every Linear (FFNs and `attn.out_proj`), not `in_proj_weight`.
-  for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* linear = module->as<torch::nn::Linear>()) {
-      torch::nn::init::xavier_uniform_(linear->weight);
-      linear->bias.zero_();
-    }
-  }
+torch::nn::ModuleList transformer_layers(const TransformerLayerOptions& layer, int64_t num_layers) {
+  torch::nn::ModuleList layers;
+  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(TransformerLayer(layer));
+  return layers;
 }
 
-at::Tensor TransformerLayerImpl::forward(at::Tensor query, const at::Tensor& key,
-                                         const at::Tensor& value, const at::Tensor& query_pos,
-                                         const at::Tensor& key_pos,
-                                         const at::Tensor& query_key_padding_mask,
-                                         const at::Tensor& key_padding_mask) {
-  size_t attn_index = 0;
-  size_t ffn_index = 0;
-  size_t norm_index = 0;
+at::Tensor TransformerLayerImpl::forward(at::Tensor query, const TransformerLayerInputs& in) {
+  size_t attention_index = 0, ffn_index = 0, norm_index = 0;
   at::Tensor identity = query;
   const at::Tensor none;
   for (const std::string& operation : options_.operation_order) {
-    if (operation == "self_attn") {
-      query = attentions_[attn_index++]->as<MultiheadAttention>()->forward(
-          query, query, query, pre_norm_ ? identity : none, query_pos, query_pos,
-          query_key_padding_mask);
-      identity = query;
-    } else if (operation == "cross_attn") {
-      query = attentions_[attn_index++]->as<MultiheadAttention>()->forward(
-          query, key, value, pre_norm_ ? identity : none, query_pos, key_pos, key_padding_mask);
+    if (operation == "self_attn" || operation == "cross_attn") {
+      const bool self = operation == "self_attn";
+      const at::Tensor& residual = pre_norm_ ? identity : none;
+      const auto& attention = attentions_[attention_index++];
+      if (auto* multihead = attention->as<MultiheadAttention>()) {
+        query = self ? multihead->forward(query, query, query, residual, in.query_pos, in.query_pos,
+                                          in.query_key_padding_mask)
+                     : multihead->forward(query, in.key, in.value, residual, in.query_pos,
+                                          in.key_pos, in.key_padding_mask);
+      } else {
+        if (in.spatial_shapes == nullptr) {
+          throw runtime_error("transformer layer: a deformable attention needs spatial_shapes");
+        }
+        query = attention->as<MultiScaleDeformableAttention>()->forward(
+            query, self ? query : in.value, residual, in.query_pos,
+            self ? in.query_key_padding_mask : in.key_padding_mask, in.reference_points,
+            *in.spatial_shapes);
+      }
       identity = query;
     } else if (operation == "norm") {
       const auto* norm = norms_[norm_index++]->as<torch::nn::LayerNorm>();

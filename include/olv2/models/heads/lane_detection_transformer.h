@@ -5,7 +5,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
-#include "olv2/models/layers/deformable_transformer_layer.h"
+#include "olv2/models/layers/transformer_layer.h"
 
 namespace olv2 {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "olv2/models/layers/deformable_transformer_layer.h"
+#include "olv2/models/layers/transformer_layer.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
@@ -32,21 +32,26 @@ struct DeformableDetrTransformerOptions {
   int64_t num_encoder_layers = 6;
   int64_t num_decoder_layers = 6;
   // Deformable self-attention and FFN.
-  DeformableTransformerLayerOptions encoder_layer = [] {
-    DeformableTransformerLayerOptions layer;
+  TransformerLayerOptions encoder_layer = [] {
+    TransformerLayerOptions layer;
     layer.attentions = {AttentionKind::kDeformable};
     layer.operation_order = {"self_attn", "norm", "ffn", "norm"};
     return layer;
   }();
   // Multi-head self-attention, deformable cross-attention and FFN.
-  DeformableTransformerLayerOptions decoder_layer;
+  TransformerLayerOptions decoder_layer = [] {
+    TransformerLayerOptions layer;
+    layer.attentions = {AttentionKind::kMultihead, AttentionKind::kDeformable};
+    layer.operation_order = {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"};
+    return layer;
+  }();
 };
 
 // mmdet `DetrTransformerEncoder` of deformable layers (`layers.i`), post-norm so without a
 // final norm. Sequence-first: query [S, B, E].
 class DeformableDetrEncoderImpl : public torch::nn::Module {
  public:
-  DeformableDetrEncoderImpl(const DeformableTransformerLayerOptions& layer, int64_t num_layers);
+  DeformableDetrEncoderImpl(const TransformerLayerOptions& layer, int64_t num_layers);
   // key_padding_mask [B, S] (true = padded token), reference_points [B, S, L, 2].
   at::Tensor forward(at::Tensor query, const at::Tensor& query_pos,
                      const at::Tensor& key_padding_mask, const at::Tensor& reference_points,
@@ -70,7 +75,7 @@ struct DeformableDetrDecoderOutputs {
 // a (cx, cy, w, h) box; the refined reference is detached before the next layer.
 class DeformableDetrDecoderImpl : public torch::nn::Module {
  public:
-  DeformableDetrDecoderImpl(const DeformableTransformerLayerOptions& layer, int64_t num_layers);
+  DeformableDetrDecoderImpl(const TransformerLayerOptions& layer, int64_t num_layers);
   // query, query_pos [Q, B, E]; memory [S, B, E]; key_padding_mask [B, S]; reference_points
   // [B, Q, 2] in [0, 1]; valid_ratios [B, L, 2]; refine empty = no box refinement.
   DeformableDetrDecoderOutputs forward(at::Tensor query, const at::Tensor& memory,

@@ -15,6 +15,7 @@ struct DetrTransformerOptions {
   TransformerLayerOptions encoder_layer;  // operation order self_attn, norm, ffn, norm
   TransformerLayerOptions decoder_layer = [] {
     TransformerLayerOptions layer;
+    layer.attentions = {AttentionKind::kMultihead, AttentionKind::kMultihead};
     layer.operation_order = {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"};
     return layer;
   }();

@@ -8,34 +8,52 @@
 #include <vector>
 
 #include "olv2/models/layers/ffn.h"
+#include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/multihead_attention.h"
+#include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 
+// What an attention of a layer is (mmcv's `attn_cfgs` types): PyTorch multi-head attention
+// (mmcv MultiheadAttention) or multi-scale deformable attention.
+enum class AttentionKind { kMultihead, kDeformable };
+
 struct TransformerLayerOptions {
-  MultiheadAttentionOptions attention;  // shared by every attention of the layer
+  // One entry per self_attn / cross_attn of operation_order, in order.
+  std::vector<AttentionKind> attentions = {AttentionKind::kMultihead};
+  MultiheadAttentionOptions multihead;              // every multi-head attention of the layer
+  MultiScaleDeformableAttentionOptions deformable;  // every deformable attention of the layer
   FfnOptions ffn;
-  // Any sequence of "self_attn", "cross_attn", "norm", "ffn"; a leading "norm"
-  // means pre-norm.
+  // Any sequence of "self_attn", "cross_attn", "norm", "ffn"; a leading "norm" means pre-norm.
   std::vector<std::string> operation_order = {"self_attn", "norm", "ffn", "norm"};
   double norm_eps = 1e-5;
 };
 
-// mmcv `BaseTransformerLayer` (also `DetrTransformerDecoderLayer`): runs
-// `operation_order` over sequence-first tensors [L, B, E]. Submodules
-// `attentions.i`, `ffns.i`, `norms.i` in the order they appear. Self-attention
-// uses `query_pos` for both query and key and `query_key_padding_mask`;
-// cross-attention attends to `key`/`value` with `key_pos` and
-// `key_padding_mask`.
+// What a layer reads besides the query; what its attentions do not use may stay undefined.
+struct TransformerLayerInputs {
+  at::Tensor key;    // multi-head cross-attention
+  at::Tensor value;  // cross-attention
+  at::Tensor query_pos;
+  at::Tensor key_pos;                             // multi-head cross-attention
+  at::Tensor query_key_padding_mask;              // self-attention
+  at::Tensor key_padding_mask;                    // cross-attention
+  at::Tensor reference_points;                    // deformable attention
+  const SpatialShapes* spatial_shapes = nullptr;  // deformable attention
+};
+
+// mmcv `BaseTransformerLayer`, which DETR's encoder and decoder layers, mmdet's Deformable-DETR
+// encoder layer and OpenLane-V2's `CustomDetrTransformerDecoderLayer` all are: runs
+// `operation_order` over sequence-first tensors (query [Q, B, E], key and value [S, B, E]).
+// Submodules `attentions.i`, `ffns.i`, `norms.i` in the order they appear; the norms are as wide
+// as the first attention. A self-attention attends to the query with `query_pos` and
+// `query_key_padding_mask` (a deformable one samples the query itself); a cross-attention
+// attends to key/value with `key_pos` and `key_padding_mask` (a deformable one samples value).
+// In pre-norm layers each attention's and FFN's residual is the input of the preceding norm.
 class TransformerLayerImpl : public torch::nn::Module {
  public:
   explicit TransformerLayerImpl(const TransformerLayerOptions& options);
-  at::Tensor forward(at::Tensor query, const at::Tensor& key, const at::Tensor& value,
-                     const at::Tensor& query_pos, const at::Tensor& key_pos,
-                     const at::Tensor& query_key_padding_mask, const at::Tensor& key_padding_mask);
+  at::Tensor forward(at::Tensor query, const TransformerLayerInputs& inputs);
   void set_dropout(double p);
-  void reset_parameters();  // mmdet transformer init: Xavier Linears, LayerNorm
-                            // (1, 0)
   bool pre_norm() const { return pre_norm_; }
 
  private:
@@ -46,5 +64,8 @@ class TransformerLayerImpl : public torch::nn::Module {
   torch::nn::ModuleList norms_{nullptr};
 };
 TORCH_MODULE(TransformerLayer);
+
+// A layer sequence's `layers`: `num_layers` layers of `layer`.
+torch::nn::ModuleList transformer_layers(const TransformerLayerOptions& layer, int64_t num_layers);
 
 }  // namespace olv2
