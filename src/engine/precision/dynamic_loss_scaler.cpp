@@ -1,7 +1,6 @@
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 
 #include "olv2/util/error.h"
@@ -9,14 +8,8 @@
 namespace olv2 {
 
 DynamicLossScaler::DynamicLossScaler(const LossScalerOptions& options)
-    : options_(options),
-      scale_(options.loss_scale > 0.0 ? options.loss_scale
-                                      : std::ldexp(1.0, options.initial_scale_power)),
-      cur_hysteresis_(options.hysteresis) {
-  if (options_.loss_scale < 0.0) throw input_error("fp16.loss_scale must be >= 0");
-  if (options_.loss_scale_window <= 0) throw input_error("fp16.loss_scale_window must be > 0");
+    : LossScaler(options), cur_hysteresis_(options.hysteresis) {
   if (options_.hysteresis < 1) throw input_error("fp16.hysteresis must be >= 1");
-  if (options_.min_loss_scale <= 0.0) throw input_error("fp16.min_loss_scale must be > 0");
 }
 
 void DynamicLossScaler::update(bool overflow) {
@@ -48,16 +41,14 @@ void DynamicLossScaler::update(bool overflow) {
 }
 
 LossScalerState DynamicLossScaler::state() const {
-  return {scale_, cur_iter_, last_overflow_iter_, cur_hysteresis_, skipped_steps_, kind()};
+  LossScalerState state = LossScaler::state();
+  state.cur_hysteresis = cur_hysteresis_;
+  return state;
 }
 
 void DynamicLossScaler::load_state(const LossScalerState& state) {
-  check_state_kind(state);
-  scale_ = state.scale;
-  cur_iter_ = state.cur_iter;
-  last_overflow_iter_ = state.last_overflow_iter;
+  LossScaler::load_state(state);
   cur_hysteresis_ = state.cur_hysteresis;
-  skipped_steps_ = state.skipped_steps;
 }
 
 std::string DynamicLossScaler::describe(const LossScalerOptions& options) {

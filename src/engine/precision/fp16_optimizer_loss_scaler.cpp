@@ -1,21 +1,12 @@
 #include "olv2/engine/precision/fp16_optimizer_loss_scaler.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
-
-#include "olv2/util/error.h"
 
 namespace olv2 {
 
 Fp16OptimizerLossScaler::Fp16OptimizerLossScaler(const LossScalerOptions& options)
-    : options_(options),
-      scale_(options.loss_scale > 0.0 ? options.loss_scale
-                                      : std::ldexp(1.0, options.initial_scale_power)) {
-  if (options_.loss_scale < 0.0) throw input_error("fp16.loss_scale must be >= 0");
-  if (options_.loss_scale_window <= 0) throw input_error("fp16.loss_scale_window must be > 0");
-  if (options_.min_loss_scale <= 0.0) throw input_error("fp16.min_loss_scale must be > 0");
-}
+    : LossScaler(options) {}
 
 void Fp16OptimizerLossScaler::update(bool overflow) {
   if (overflow) ++skipped_steps_;
@@ -31,24 +22,6 @@ void Fp16OptimizerLossScaler::update(bool overflow) {
     }
   }
   ++cur_iter_;
-}
-
-LossScalerState Fp16OptimizerLossScaler::state() const {
-  LossScalerState state;
-  state.kind = kind();
-  state.scale = scale_;
-  state.cur_iter = cur_iter_;
-  state.last_overflow_iter = last_overflow_iter_;
-  state.skipped_steps = skipped_steps_;
-  return state;
-}
-
-void Fp16OptimizerLossScaler::load_state(const LossScalerState& state) {
-  check_state_kind(state);
-  scale_ = state.scale;
-  cur_iter_ = state.cur_iter;
-  last_overflow_iter_ = state.last_overflow_iter;
-  skipped_steps_ = state.skipped_steps;
 }
 
 std::string Fp16OptimizerLossScaler::describe(const LossScalerOptions& options) {

@@ -71,12 +71,37 @@ std::optional<LossScalerKind> loss_scaler_kind_from_name(const std::string& name
   return std::nullopt;
 }
 
+LossScaler::LossScaler(const LossScalerOptions& options)
+    : options_(options),
+      scale_(options.loss_scale > 0.0 ? options.loss_scale
+                                      : std::ldexp(1.0, options.initial_scale_power)) {
+  if (options_.loss_scale < 0.0) throw input_error("fp16.loss_scale must be >= 0");
+  if (options_.loss_scale_window <= 0) throw input_error("fp16.loss_scale_window must be > 0");
+  if (options_.min_loss_scale <= 0.0) throw input_error("fp16.min_loss_scale must be > 0");
+}
+
 bool LossScaler::unscale_and_check(const std::vector<at::Tensor>& params) const {
   return unscale_gradients(params, 1.0 / scale());
 }
 
-void LossScaler::check_state_kind(const LossScalerState& state) const {
-  if (state.kind == kind()) return;
+LossScalerState LossScaler::state() const {
+  LossScalerState state;
+  state.kind = kind();
+  state.scale = scale_;
+  state.cur_iter = cur_iter_;
+  state.last_overflow_iter = last_overflow_iter_;
+  state.skipped_steps = skipped_steps_;
+  return state;
+}
+
+void LossScaler::load_state(const LossScalerState& state) {
+  if (state.kind == kind()) {
+    scale_ = state.scale;
+    cur_iter_ = state.cur_iter;
+    last_overflow_iter_ = state.last_overflow_iter;
+    skipped_steps_ = state.skipped_steps;
+    return;
+  }
   throw input_error("the checkpoint's loss scaler state is DeepSpeed " +
                     loss_scaler_kind_name(state.kind) + "'s but this run uses DeepSpeed " +
                     loss_scaler_kind_name(kind()) +

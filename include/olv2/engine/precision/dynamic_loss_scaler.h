@@ -15,14 +15,11 @@ class DynamicLossScaler : public LossScaler {
   explicit DynamicLossScaler(const LossScalerOptions& options);
 
   LossScalerKind kind() const override { return LossScalerKind::kDynamicLossScaler; }
-  bool dynamic() const override { return options_.loss_scale <= 0.0; }
-  double scale() const override { return scale_; }
 
   // Throws a runtime error naming the step at an overflow at the minimum scale
   // with no hysteresis left when raise_error_at_min_scale is set.
   void update(bool overflow) override;
 
-  int64_t skipped_steps() const override { return skipped_steps_; }
   int64_t hysteresis_left() const { return cur_hysteresis_; }
   LossScalerState state() const override;
   void load_state(const LossScalerState& state) override;
@@ -31,12 +28,7 @@ class DynamicLossScaler : public LossScaler {
   static std::string describe(const LossScalerOptions& options);
 
  private:
-  LossScalerOptions options_;
-  double scale_;
-  int64_t cur_iter_ = 0;
-  int64_t last_overflow_iter_ = -1;
   int64_t cur_hysteresis_;
-  int64_t skipped_steps_ = 0;
 };
 
 }  // namespace olv2

@@ -19,22 +19,11 @@ class Fp16OptimizerLossScaler : public LossScaler {
   explicit Fp16OptimizerLossScaler(const LossScalerOptions& options);
 
   LossScalerKind kind() const override { return LossScalerKind::kFp16Optimizer; }
-  bool dynamic() const override { return options_.loss_scale <= 0.0; }
-  double scale() const override { return scale_; }
+  // Counts every step, skipped ones and those of a static scale included.
   void update(bool overflow) override;
-  int64_t skipped_steps() const override { return skipped_steps_; }
-  LossScalerState state() const override;
-  void load_state(const LossScalerState& state) override;
   std::string describe() const override { return describe(options_); }
   // The log line of an FP16_Optimizer scaler with `options`.
   static std::string describe(const LossScalerOptions& options);
-
- private:
-  LossScalerOptions options_;
-  double scale_;
-  int64_t cur_iter_ = 0;  // counts every step, skipped ones included
-  int64_t last_overflow_iter_ = -1;
-  int64_t skipped_steps_ = 0;
 };
 
 }  // namespace olv2

@@ -50,14 +50,15 @@ struct LossScalerState {
 // checked; on overflow the optimizer step is skipped (and the LR schedule not
 // advanced); update() then moves the scale by the scaler's rule. A static
 // scale (loss_scale > 0) never changes, but overflow steps are still skipped.
+// The scale, the step counters and the settings are common to both rules and kept here.
 class LossScaler {
  public:
   virtual ~LossScaler() = default;
 
   virtual LossScalerKind kind() const = 0;
-  virtual bool dynamic() const = 0;
+  bool dynamic() const { return options_.loss_scale <= 0.0; }
   // The scale for the current step's backward.
-  virtual double scale() const = 0;
+  double scale() const { return scale_; }
   at::Tensor scale_loss(const at::Tensor& loss) const { return loss * scale(); }
 
   // Multiplies every defined gradient of `params` by 1/scale() in place and
@@ -67,16 +68,23 @@ class LossScaler {
   // Ends a step with or without a gradient overflow.
   virtual void update(bool overflow) = 0;
 
-  virtual int64_t skipped_steps() const = 0;
-  virtual LossScalerState state() const = 0;
+  int64_t skipped_steps() const { return skipped_steps_; }
+  virtual LossScalerState state() const;
   // Throws an input error when `state` was written by the other kind of scaler.
-  virtual void load_state(const LossScalerState& state) = 0;
+  virtual void load_state(const LossScalerState& state);
   // One line for the log naming the DeepSpeed scaler that runs and its settings.
   virtual std::string describe() const = 0;
 
  protected:
-  // Throws the input error of load_state when `state` is not of kind().
-  void check_state_kind(const LossScalerState& state) const;
+  // Starts at loss_scale, or at 2^initial_scale_power when dynamic; throws an input error
+  // naming the `fp16` key of a setting out of range.
+  explicit LossScaler(const LossScalerOptions& options);
+
+  LossScalerOptions options_;
+  double scale_;
+  int64_t cur_iter_ = 0;
+  int64_t last_overflow_iter_ = -1;
+  int64_t skipped_steps_ = 0;
 };
 
 // Multiplies every defined gradient of `params` by `inv_scale` and returns
