@@ -15,12 +15,6 @@ namespace olv2 {
 const std::vector<std::string> kBaselineCheckpointableStages{"extract_feat",
                                                              "img_view_transformer"};
 
-at::Tensor total_loss(const LossMap& losses) {
-  at::Tensor total;
-  for (const auto& [name, value] : losses) total = total.defined() ? total + value : value;
-  return total;
-}
-
 namespace {
 
 std::vector<at::Tensor> parameters_of(const torch::nn::Module& module) {
@@ -51,9 +45,7 @@ Schema BaselineOptions::schema() {
       .optional("train_cfg", Schema::open_map().nullable())
       .optional("test_cfg", Schema::open_map().nullable())
       .optional("pretrained", Schema::string().nullable())
-      .optional(
-          "checkpoint",
-          Schema::sequence(Schema::string().choices({"extract_feat", "img_view_transformer"})));
+      .optional("checkpoint", checkpoint_stages_schema(kBaselineCheckpointableStages));
   return schema;
 }
 
@@ -68,9 +60,7 @@ BaselineOptions BaselineOptions::from_config(const ConfigNode& model) {
   o.te_head = CustomDetrHeadOptions::from_config(model.at("te_head"));
   o.lclc_head = TopologyHeadOptions::from_config(model.at("lclc_head"));
   o.lcte_head = TopologyHeadOptions::from_config(model.at("lcte_head"));
-  if (const ConfigNode* stages = model.find("checkpoint")) {
-    o.checkpoint = stages->as_vector<std::string>();
-  }
+  o.checkpoint = checkpoint_stages_from_config(model);
   return o;
 }
 
@@ -79,13 +69,7 @@ std::shared_ptr<DetectorImpl> BaselineOptions::build() const {
 }
 
 BaselineImpl::BaselineImpl(const BaselineOptions& options) : options_(options) {
-  for (const std::string& stage : options.checkpoint) {
-    const auto& allowed = kBaselineCheckpointableStages;
-    if (std::find(allowed.begin(), allowed.end(), stage) == allowed.end()) {
-      throw input_error("model.checkpoint: unknown stage `" + stage +
-                        "` (expected extract_feat or img_view_transformer)");
-    }
-  }
+  require_checkpointable(options.checkpoint, kBaselineCheckpointableStages);
   // Registration order = the original's state-dict order.
   img_backbone_ = register_module("img_backbone", options.img_backbone->build());
   img_neck_ = register_module("img_neck", options.img_neck->build());

@@ -56,8 +56,7 @@ Schema BaselineLargeOptions::schema() {
       .required("train_cfg", train_cfg)
       .optional("test_cfg", Schema::open_map().nullable())
       .optional("pretrained", Schema::string().nullable())
-      .optional("checkpoint",
-                Schema::sequence(Schema::string().choices({"extract_feat", "bev_constructor"})));
+      .optional("checkpoint", checkpoint_stages_schema(kBaselineLargeCheckpointableStages));
   return schema;
 }
 
@@ -73,9 +72,7 @@ BaselineLargeOptions BaselineLargeOptions::from_config(const ConfigNode& model) 
       model.at("pts_bbox_head"), model.at("train_cfg").at("pts").at("assigner"));
   o.lclc_head = RelationshipHeadOptions::from_config(model.at("lclc_head"));
   o.lcte_head = RelationshipHeadOptions::from_config(model.at("lcte_head"));
-  if (const ConfigNode* stages = model.find("checkpoint")) {
-    o.checkpoint = stages->as_vector<std::string>();
-  }
+  o.checkpoint = checkpoint_stages_from_config(model);
   return o;
 }
 
@@ -84,13 +81,7 @@ std::shared_ptr<DetectorImpl> BaselineLargeOptions::build() const {
 }
 
 BaselineLargeImpl::BaselineLargeImpl(const BaselineLargeOptions& options) : options_(options) {
-  for (const std::string& stage : options.checkpoint) {
-    const auto& allowed = kBaselineLargeCheckpointableStages;
-    if (std::find(allowed.begin(), allowed.end(), stage) == allowed.end()) {
-      throw input_error("model.checkpoint: unknown stage `" + stage +
-                        "` (expected extract_feat or bev_constructor)");
-    }
-  }
+  require_checkpointable(options.checkpoint, kBaselineLargeCheckpointableStages);
   // The BEV encoder recomputes layer by layer: one segment for the whole stage would rebuild
   // every layer's graph at once in backward, which is the peak it is meant to avoid.
   BaselineLargeOptions built = options;

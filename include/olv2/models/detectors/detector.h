@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/data/batch.h"
 #include "olv2/data/frame_prediction.h"
 
@@ -41,5 +43,13 @@ struct DetectorOptions {
 
 // The sum of all losses.
 at::Tensor total_loss(const LossMap& losses);
+
+// `model.checkpoint`: the stages of `checkpointable` a detector recomputes in backward
+// (activation checkpointing).
+Schema checkpoint_stages_schema(const std::vector<std::string>& checkpointable);
+std::vector<std::string> checkpoint_stages_from_config(const ConfigNode& model);
+// Throws an input error naming model.checkpoint for a stage not in `checkpointable`.
+void require_checkpointable(const std::vector<std::string>& stages,
+                            const std::vector<std::string>& checkpointable);
 
 }  // namespace olv2

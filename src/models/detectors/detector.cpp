@@ -1,0 +1,38 @@
+#include "olv2/models/detectors/detector.h"
+
+#include <algorithm>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+at::Tensor total_loss(const LossMap& losses) {
+  at::Tensor total;
+  for (const auto& [name, value] : losses) total = total.defined() ? total + value : value;
+  return total;
+}
+
+Schema checkpoint_stages_schema(const std::vector<std::string>& checkpointable) {
+  return Schema::sequence(Schema::string().choices(checkpointable));
+}
+
+std::vector<std::string> checkpoint_stages_from_config(const ConfigNode& model) {
+  const ConfigNode* stages = model.find("checkpoint");
+  return stages == nullptr ? std::vector<std::string>{} : stages->as_vector<std::string>();
+}
+
+void require_checkpointable(const std::vector<std::string>& stages,
+                            const std::vector<std::string>& checkpointable) {
+  for (const std::string& stage : stages) {
+    if (std::find(checkpointable.begin(), checkpointable.end(), stage) == checkpointable.end()) {
+      std::string expected;
+      for (const std::string& name : checkpointable) {
+        expected += (expected.empty() ? "" : " or ") + name;
+      }
+      throw input_error("model.checkpoint: unknown stage `" + stage + "` (expected " + expected +
+                        ")");
+    }
+  }
+}
+
+}  // namespace olv2
