@@ -72,7 +72,7 @@ TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles 
   if (run.picture_bev_range) {
     figures_.range = bev_area(*run.picture_bev_range, "model of `evaluation.visualize`");
   }
-  build_model(run.model);
+  build_model(*run.model, run.model_type);
   build_data(run.train, run.val);
   build_solver();
   if (resumed_) {
@@ -85,11 +85,11 @@ TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles 
 
 TrainingRun::~TrainingRun() = default;
 
-void TrainingRun::build_model(const ConfigNode& model_config) {
-  model_ = build_detector(model_config);
+void TrainingRun::build_model(const DetectorOptions& options, const std::string& type) {
+  model_ = build_detector(options);
   model_->to(context_.device);
   context_.model = model_.get();
-  spdlog::info("model {} on {}", model_config.at("type").as_string(), context_.device.str());
+  spdlog::info("model {} on {}", type, context_.device.str());
 }
 
 void TrainingRun::build_data(const DatasetSpec& train, const std::optional<DatasetSpec>& val) {

@@ -20,17 +20,24 @@ const PartRegistry<DetectorOptions>& detector_registry() {
 
 Schema model_schema() { return detector_registry().schema(); }
 
-std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model) {
-  std::shared_ptr<DetectorImpl> detector = detector_registry().read(model)->build();
-  const ConfigNode* init_cfg = model.at("img_backbone").find("init_cfg");
-  if (init_cfg != nullptr && !init_cfg->is_null()) {
-    load_pretrained_weights(*detector->named_children()["img_backbone"], *init_cfg);
+std::shared_ptr<const DetectorOptions> detector_options_from_config(const ConfigNode& model) {
+  return detector_registry().read(model);
+}
+
+std::shared_ptr<DetectorImpl> build_detector(const DetectorOptions& options) {
+  std::shared_ptr<DetectorImpl> detector = options.build();
+  if (const std::optional<PretrainedCheckpoint> pretrained = options.pretrained_backbone()) {
+    load_pretrained_weights(*detector->named_children()["img_backbone"], *pretrained);
   }
   return detector;
 }
 
+std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model) {
+  return build_detector(*detector_options_from_config(model));
+}
+
 BevRange detector_bev_range(const ConfigNode& model) {
-  return detector_registry().read(model)->bev_range();
+  return detector_options_from_config(model)->bev_range();
 }
 
 }  // namespace olv2

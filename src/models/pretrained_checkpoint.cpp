@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "olv2/config/section_readers.h"
 #include "olv2/util/error.h"
 #include "olv2/util/platform.h"
 #include "olv2/util/pth/pth_file.h"
@@ -24,6 +25,17 @@ std::filesystem::path torch_home() {
 }
 
 }  // namespace
+
+Schema PretrainedCheckpoint::schema() {
+  Schema schema = typed_schema("Pretrained");
+  schema.required("checkpoint", Schema::string()).optional("prefix", Schema::string());
+  return schema;
+}
+
+PretrainedCheckpoint PretrainedCheckpoint::from_config(const ConfigNode& section) {
+  const ConfigNode& checkpoint = section.at("checkpoint");
+  return {checkpoint.as_string(), section.get<std::string>("prefix", ""), checkpoint.where()};
+}
 
 std::filesystem::path resolve_pretrained_checkpoint(const std::string& checkpoint) {
   const std::string scheme = "torchvision://";
@@ -58,13 +70,12 @@ std::filesystem::path resolve_pretrained_checkpoint(const std::string& checkpoin
   return candidates.front();
 }
 
-void load_pretrained_weights(torch::nn::Module& module, const ConfigNode& init_cfg) {
-  const ConfigNode& checkpoint = init_cfg.at("checkpoint");
+void load_pretrained_weights(torch::nn::Module& module, const PretrainedCheckpoint& pretrained) {
   std::filesystem::path file;
   try {
-    file = resolve_pretrained_checkpoint(checkpoint.as_string());
+    file = resolve_pretrained_checkpoint(pretrained.checkpoint);
   } catch (const Error& error) {
-    throw input_error(checkpoint.where() + ": " + error.what());
+    throw input_error(pretrained.location + ": " + error.what());
   }
   PthValue value = read_pth(file);
   if (value.is_dict()) {
@@ -75,7 +86,7 @@ void load_pretrained_weights(torch::nn::Module& module, const ConfigNode& init_c
   }
   LoadStateDictOptions options;
   options.strict = false;  // as mmcv: torchvision's `fc.*` and absent buffers are not errors
-  options.prefix = init_cfg.get<std::string>("prefix", "");
+  options.prefix = pretrained.prefix;
   load_state_dict(module, tensors_of(value), options);
 }
 

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "olv2/config/config_node.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
 #include "olv2/engine/hook.h"
@@ -53,7 +52,7 @@ class TrainingRun {
   void run(std::vector<std::unique_ptr<Hook>> observers = {});
 
  private:
-  void build_model(const ConfigNode& model_config);
+  void build_model(const DetectorOptions& options, const std::string& type);
   void build_data(const DatasetSpec& train, const std::optional<DatasetSpec>& val);
   void build_solver();
   void restore(const std::filesystem::path& checkpoint_path);

@@ -14,9 +14,13 @@ const PartRegistry<DetectorOptions>& detector_registry();
 // The `model` section: a detector of any registered type.
 Schema model_schema();
 
-// Builds the detector `model.type` names. When `img_backbone.init_cfg` is set (a Pretrained
-// checkpoint) its weights are loaded into the backbone; otherwise every module keeps the
-// original's own initialisation. An unknown type is an input error naming the known ones.
+// The options of the detector `model.type` names, validated; an unknown type is an input error
+// naming the known ones.
+std::shared_ptr<const DetectorOptions> detector_options_from_config(const ConfigNode& model);
+
+// Builds the detector. When its backbone has an `init_cfg` (a Pretrained checkpoint) those
+// weights are loaded into it; otherwise every module keeps the original's own initialisation.
+std::shared_ptr<DetectorImpl> build_detector(const DetectorOptions& options);
 std::shared_ptr<DetectorImpl> build_detector(const ConfigNode& model);
 
 // The ground area the detector of `model` predicts lanes in (DetectorOptions::bev_range).

@@ -5,8 +5,19 @@
 #include <string>
 
 #include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 
 namespace olv2 {
+
+// mmcv's `init_cfg: {type: Pretrained, checkpoint, prefix}` of a part.
+struct PretrainedCheckpoint {
+  std::string checkpoint;  // `torchvision://NAME` or a path
+  std::string prefix;      // only the keys under it, without it
+  std::string location;    // where the config names the checkpoint, for errors
+
+  static Schema schema();
+  static PretrainedCheckpoint from_config(const ConfigNode& section);
+};
 
 // Where `init_cfg.checkpoint` points: `torchvision://NAME` resolves as torchvision does, to the
 // single `$TORCH_HOME/hub/checkpoints/NAME-*.pth` (TORCH_HOME defaults to
@@ -15,8 +26,8 @@ namespace olv2 {
 // the file is absent.
 std::filesystem::path resolve_pretrained_checkpoint(const std::string& checkpoint);
 
-// Loads an `init_cfg` (type Pretrained) into `module` as mmcv does: non-strict, under `prefix`,
-// from a bare state dict or one under `state_dict`.
-void load_pretrained_weights(torch::nn::Module& module, const ConfigNode& init_cfg);
+// Loads the checkpoint into `module` as mmcv does: non-strict, under `prefix`, from a bare state
+// dict or one under `state_dict`. An absent file is an input error naming `location`.
+void load_pretrained_weights(torch::nn::Module& module, const PretrainedCheckpoint& pretrained);
 
 }  // namespace olv2

@@ -32,9 +32,9 @@ RunSettings run_settings_from_config(const ConfigNode& config, EngineOptions eng
     settings.training = apply_deepspeed_config(settings.training, *ds, world_size);
     settings.deepspeed_ignored_keys = ds->ignored;
   }
-  settings.model = config.at("model");
-  if (engine.evaluation.visualize > 0)
-    settings.picture_bev_range = detector_bev_range(settings.model);
+  settings.model_type = config.at("model").at("type").as_string();
+  settings.model = detector_options_from_config(config.at("model"));
+  if (engine.evaluation.visualize > 0) settings.picture_bev_range = settings.model->bev_range();
   settings.train = dataset_spec_from_config(config, "train");
   if (!options.no_validate && engine.has_val_split) {
     settings.val = dataset_spec_from_config(config, "val");

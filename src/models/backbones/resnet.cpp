@@ -41,8 +41,6 @@ void set_requires_grad(torch::nn::Module& module, bool requires_grad) {
 Schema ResNetOptions::schema() {
   Schema norm = typed_schema("BN");
   norm.optional("requires_grad", Schema::boolean());
-  Schema pretrained = typed_schema("Pretrained");
-  pretrained.required("checkpoint", Schema::string()).optional("prefix", Schema::string());
   Schema schema = typed_schema("ResNet");
   schema.required("depth", Schema::integer())
       .optional("in_channels", Schema::integer())
@@ -58,7 +56,7 @@ Schema ResNetOptions::schema() {
       .optional("norm_eval", Schema::boolean())
       .optional("with_cp", Schema::boolean())
       .optional("zero_init_residual", Schema::boolean())
-      .optional("init_cfg", pretrained.nullable());
+      .optional("init_cfg", PretrainedCheckpoint::schema().nullable());
   return schema;
 }
 
@@ -80,6 +78,9 @@ ResNetOptions ResNetOptions::from_config(const ConfigNode& section) {
   o.norm_eval = section.get<bool>("norm_eval", o.norm_eval);
   o.with_cp = section.get<bool>("with_cp", o.with_cp);
   o.zero_init_residual = section.get<bool>("zero_init_residual", o.zero_init_residual);
+  if (const ConfigNode* init = section.find("init_cfg"); init != nullptr && !init->is_null()) {
+    o.init_cfg = PretrainedCheckpoint::from_config(*init);
+  }
   return o;
 }
 

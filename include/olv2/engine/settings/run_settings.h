@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,18 +11,20 @@
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_options.h"
 #include "olv2/engine/settings/training_settings.h"
+#include "olv2/models/detectors/detector.h"
 
 namespace olv2 {
 
 // Everything a training run reads from its resolved config and command line, read once, so that
 // the run itself never looks at a config key: the engine's options, the training settings with
-// an optional DeepSpeed JSON laid over them, the model section for the detector registry, the
-// datasets, and the config's text for the work dir's copy.
+// an optional DeepSpeed JSON laid over them, the detector's options, the datasets, and the
+// config's text for the work dir's copy.
 struct RunSettings {
   EngineOptions engine;
   TrainingSettings training;
   std::vector<std::string> deepspeed_ignored_keys;  // of the DeepSpeed JSON, for the log
-  ConfigNode model;
+  std::string model_type;                           // model.type, for the log
+  std::shared_ptr<const DetectorOptions> model;
   std::optional<BevRange> picture_bev_range;  // the model's, when validation draws pictures
   DatasetSpec train;
   std::optional<DatasetSpec> val;  // none with --no-validate or without `data.val`

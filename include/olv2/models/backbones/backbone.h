@@ -3,9 +3,11 @@
 #include <torch/nn/module.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "olv2/models/part_registry.h"
+#include "olv2/models/pretrained_checkpoint.h"
 
 namespace olv2 {
 
@@ -19,6 +21,10 @@ class BackboneImpl : public torch::nn::Module {
 struct BackboneOptions {
   virtual ~BackboneOptions() = default;
   virtual std::shared_ptr<BackboneImpl> build() const = 0;
+
+  // Weights build_detector loads into the backbone (`init_cfg`); none: the part's own
+  // initialisation.
+  std::optional<PretrainedCheckpoint> init_cfg;
 };
 
 // The backbones an `img_backbone.type` may name.

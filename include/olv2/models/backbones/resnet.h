@@ -32,8 +32,7 @@ struct ResNetOptions : BackboneOptions {
   bool with_cp = false;   // activation checkpointing of every residual block
   bool zero_init_residual = true;
 
-  // mmdet's `type: ResNet` keys, plus `init_cfg` (a Pretrained checkpoint the detector's builder
-  // loads).
+  // mmdet's `type: ResNet` keys, plus `init_cfg`.
   static Schema schema();
   // The stem follows base_channels unless stem_channels is given (mmdet).
   static ResNetOptions from_config(const ConfigNode& section);

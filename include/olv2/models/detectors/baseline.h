@@ -41,6 +41,9 @@ struct BaselineOptions : DetectorOptions {
   static BaselineOptions from_config(const ConfigNode& model);
   std::shared_ptr<DetectorImpl> build() const override;
   BevRange bev_range() const override { return lc_head.bev_range; }
+  std::optional<PretrainedCheckpoint> pretrained_backbone() const override {
+    return img_backbone->init_cfg;
+  }
 };
 
 // Names accepted in BaselineOptions::checkpoint.

@@ -44,6 +44,9 @@ struct BaselineLargeOptions : DetectorOptions {
   static BaselineLargeOptions from_config(const ConfigNode& model);
   std::shared_ptr<DetectorImpl> build() const override;
   BevRange bev_range() const override { return pts_bbox_head.pc_range; }
+  std::optional<PretrainedCheckpoint> pretrained_backbone() const override {
+    return img_backbone->init_cfg;
+  }
 };
 
 extern const std::vector<std::string> kBaselineLargeCheckpointableStages;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "olv2/config/schema.h"
 #include "olv2/data/batch.h"
 #include "olv2/data/frame_prediction.h"
+#include "olv2/models/pretrained_checkpoint.h"
 
 namespace olv2 {
 
@@ -39,6 +41,8 @@ struct DetectorOptions {
   // The ground area the detector predicts lanes in, [x_min, y_min, z_min, x_max, y_max, z_max]
   // in ego metres.
   virtual BevRange bev_range() const = 0;
+  // The checkpoint build_detector loads into the `img_backbone`, if any.
+  virtual std::optional<PretrainedCheckpoint> pretrained_backbone() const = 0;
 };
 
 // The sum of all losses.
