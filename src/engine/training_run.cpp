@@ -156,6 +156,7 @@ void TrainingRun::restore(const fs::path& checkpoint_path) {
   context_.iteration = checkpoint.progress.iteration;
   context_.epoch_batches = checkpoint.progress.epoch_batches;
   context_.epoch_position = checkpoint.progress.epoch_position;
+  context_.best = checkpoint.best;
   spdlog::info("resumed from {}: epoch {}, iter {}", checkpoint_path.string(), context_.start_epoch,
                context_.iteration);
 }
@@ -186,12 +187,13 @@ std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
   hooks.push_back(std::make_unique<IterTimerHook>(engine_.log.interval));
   hooks.push_back(std::make_unique<LrScheduleHook>());
   hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip, std::move(sync)));
-  if (main_rank) {
-    hooks.push_back(std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
-  }
+  // Validation before the epoch's checkpoint, so that the checkpoint holds its best so far.
   if (val_set_) {
     hooks.push_back(std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
                                                      engine_.workers_per_gpu, figures_));
+  }
+  if (main_rank) {
+    hooks.push_back(std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
   }
   if (main_rank) {
     hooks.push_back(std::make_unique<TextLoggerHook>());

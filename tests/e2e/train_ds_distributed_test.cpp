@@ -163,10 +163,23 @@ TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
   const fs::path meta_root = pair_meta_root();
   const fs::path single = test::scratch_dir("single_rank");
   const fs::path multi = test::scratch_dir("two_ranks");
-  const std::vector<test::RankResult> results =
-      run_one_then_two_ranks(tiny_arguments(single, meta_root, {"data.samples_per_gpu=2"}),
-                             tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"}));
+  // The world batch is 2 either way: auto_scale_lr scales both runs' lr alike. Every results
+  // file stays (keep_results 0) for the comparison below.
+  const std::vector<std::string> common = {
+      "auto_scale_lr.enable=true", "auto_scale_lr.base_batch_size=8", "evaluation.keep_results=0"};
+  std::vector<std::string> one_rank = common, two_ranks = common;
+  one_rank.push_back("data.samples_per_gpu=2");
+  two_ranks.push_back("data.samples_per_gpu=1");
+  const std::vector<test::RankResult> results = run_one_then_two_ranks(
+      tiny_arguments(single, meta_root, one_rank), tiny_arguments(multi, meta_root, two_ranks));
   ASSERT_EQ(results.size(), 2u);
+  EXPECT_NE(results[0].output.find("Training with 2 GPU(s) with 1 samples per GPU. The total "
+                                   "batch size is 2.\n"),
+            std::string::npos)
+      << results[0].output;
+  EXPECT_NE(results[0].output.find("LR has been automatically scaled from 0.0005 to 0.000125\n"),
+            std::string::npos)
+      << results[0].output;
   EXPECT_NE(results[0].output.find("world size: 2\nrank: 0\nbackend: gloo\n"), std::string::npos)
       << results[0].output;
   EXPECT_NE(results[0].output.find("Epoch 0, idx 0 / 1, iter 0 / 1, bs 1 *acc 1: 1"),

@@ -38,7 +38,8 @@ TEST(TrainDsTrain, TrainsValidatesAndWritesItsArtifacts) {
   const fs::path work_dir = test::scratch_dir("run");
   const auto result =
       test::run_app("train_ds", train_args(work_dir,
-                                           "evaluation.visualize=1 submission.method=tiny "
+                                           "evaluation.visualize=1 evaluation.keep_results=2 "
+                                           "submission.method=tiny "
                                            "'submission.authors=[A. Author, B. Author]' "
                                            "submission.e-mail=a@example.org "
                                            "'submission.institution / company=Example Lab' "

@@ -73,6 +73,8 @@ struct TrainContext {
   double eta_seconds = 0.0;
   int64_t memory_mb = 0;  // peak_memory_mb() when the interval's averages were taken
   std::optional<ValidationRecord> validation;
+  // With `evaluation.save_best`: the best validation so far (restored on resume).
+  std::optional<BestCheckpoint> best;
 };
 
 }  // namespace olv2

@@ -24,8 +24,7 @@ void CheckpointHook::after_epoch(TrainContext& context) {
   }
 }
 
-void CheckpointHook::save(const TrainContext& context, const std::string& series, int64_t number,
-                          int64_t interval, bool epoch_done) {
+TrainingCheckpoint checkpoint_of(const TrainContext& context, bool epoch_done) {
   TrainingCheckpoint checkpoint;
   checkpoint.state_dict = module_state_dict(*context.model);
   checkpoint.optimizer = adam_state_to_pth(*context.optimizer);
@@ -38,7 +37,14 @@ void CheckpointHook::save(const TrainContext& context, const std::string& series
   checkpoint.progress.iteration = context.iteration;
   checkpoint.identity = context.identity;
   checkpoint.config_text = context.config_text;
-  const std::filesystem::path path = keeper_.save(series, number, interval, checkpoint);
+  checkpoint.best = context.best;
+  return checkpoint;
+}
+
+void CheckpointHook::save(const TrainContext& context, const std::string& series, int64_t number,
+                          int64_t interval, bool epoch_done) {
+  const std::filesystem::path path =
+      keeper_.save(series, number, interval, checkpoint_of(context, epoch_done));
   spdlog::info("saved checkpoint {}", path.string());
 }
 

@@ -1,7 +1,11 @@
 #include "olv2/engine/hooks/evaluation_hook.h"
 
+#include "olv2/engine/checkpoint/results_retention.h"
+#include "olv2/engine/hooks/checkpoint_hook.h"
+#include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/engine/validator.h"
+#include "olv2/util/error.h"
 #include "olv2/util/logging.h"
 
 namespace olv2 {
@@ -32,7 +36,7 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   ValidationOptions options;
   options.workers = workers_;
   options.device = context.device;
-  options.results_file = work_dir_ / ("results_epoch_" + std::to_string(epochs_done) + ".json");
+  options.results_file = results_file_of(work_dir_, epochs_done);
   options.collective = context.collective;
   options.metadata = options_.submission;
   spdlog::info("validating {} frames (epoch {})", dataset_.size(), epochs_done);
@@ -42,6 +46,10 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   spdlog::info("Epoch(val) [{}] results {}\n{}", epochs_done, options.results_file.string(),
                format_metrics_table(result->metrics));
   context.validation = ValidationRecord{epochs_done, result->metrics};
+  if (!options_.save_best.empty()) save_if_best(context, epochs_done, result->metrics);
+  std::optional<int64_t> best_epoch;
+  if (context.best) best_epoch = context.best->epoch;
+  remove_old_results(work_dir_, epochs_done, options_.keep_results, best_epoch);
   if (options_.visualize > 0) {
     const std::filesystem::path folder = work_dir_ / ("vis_epoch_" + std::to_string(epochs_done));
     const auto written =
@@ -49,6 +57,38 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
                             static_cast<size_t>(options_.visualize), figures_, folder);
     spdlog::info("Epoch(val) [{}] {} pictures in {}", epochs_done, written.size(), folder.string());
   }
+}
+
+void EvaluationHook::save_if_best(TrainContext& context, int64_t epochs_done,
+                                  const EvaluationMetrics& metrics) {
+  const std::string& metric = options_.save_best;
+  double score = 0.0;
+  for (const auto& [name, value] : headline_metrics(metrics)) {
+    if (name == metric) score = value;
+  }
+  if (context.best && context.best->metric != metric) {
+    throw input_error("evaluation.save_best: the run's best so far is by " + context.best->metric +
+                      ", this config asks for " + metric);
+  }
+  if (context.best) {
+    const double best = context.best->score;
+    if (options_.greater_is_better ? !(score > best) : !(score < best)) return;
+  }
+  const std::optional<BestCheckpoint> previous = context.best;
+  BestCheckpoint best;
+  best.metric = metric;
+  best.score = score;
+  best.epoch = epochs_done;
+  best.file = work_dir_ / ("best_" + metric + "_epoch_" + std::to_string(epochs_done) + ".pth");
+  context.best = best;
+  // After an epoch it is that epoch's end; before training, the start.
+  save_training_checkpoint(best.file, checkpoint_of(context, epochs_done > context.epoch));
+  if (previous && previous->file != best.file) {
+    std::error_code ignored;
+    std::filesystem::remove(previous->file, ignored);
+  }
+  spdlog::info("Now best checkpoint is saved as {}.", best.file.filename().string());
+  spdlog::info("Best {} is {:.4f} at {} epoch.", metric, score, epochs_done);
 }
 
 }  // namespace olv2

@@ -131,4 +131,10 @@ std::vector<std::pair<std::string, double>> headline_metrics(const EvaluationMet
           {"OLS", metrics.ols}};
 }
 
+std::vector<std::string> headline_metric_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : headline_metrics(EvaluationMetrics{})) names.push_back(name);
+  return names;
+}
+
 }  // namespace olv2

@@ -63,6 +63,9 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
     out.interval = evaluation->get<int64_t>("interval", out.interval);
     out.before_train = evaluation->get<bool>("before_train", out.before_train);
     out.visualize = evaluation->get<int64_t>("visualize", out.visualize);
+    out.save_best = evaluation->get<std::string>("save_best", out.save_best);
+    out.greater_is_better = evaluation->get<std::string>("rule", "greater") == "greater";
+    out.keep_results = evaluation->get<int64_t>("keep_results", out.keep_results);
   }
   if (const ConfigNode* submission = root.find("submission")) {
     options.evaluation.submission = submission_from_config(*submission);

@@ -1,6 +1,7 @@
 #include "olv2/engine/settings/engine_schema.h"
 
 #include "olv2/data/pipeline_schema.h"
+#include "olv2/engine/logging/train_log.h"
 
 namespace olv2 {
 
@@ -34,6 +35,9 @@ Schema evaluation_schema() {
       .optional("interval", Schema::integer().range(0, 1e9))
       .optional("before_train", Schema::boolean())
       .optional("visualize", Schema::integer().range(0, 1e9))
+      .optional("save_best", Schema::string().choices(headline_metric_names()).nullable())
+      .optional("rule", Schema::string().choices({"greater", "less"}))
+      .optional("keep_results", Schema::integer())
       .optional("pipeline", pipeline_schema());
 }
 

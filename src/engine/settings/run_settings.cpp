@@ -2,6 +2,7 @@
 
 #include "olv2/config/config_json.h"
 #include "olv2/config/config_yaml.h"
+#include "olv2/engine/settings/auto_scale_lr.h"
 #include "olv2/engine/settings/deepspeed_config.h"
 #include "olv2/models/build.h"
 #include "olv2/util/error.h"
@@ -31,6 +32,12 @@ RunSettings run_settings_from_config(const ConfigNode& config, EngineOptions eng
   if (auto ds = deepspeed_config_of(config, options)) {
     settings.training = apply_deepspeed_config(settings.training, *ds, world_size);
     settings.deepspeed_ignored_keys = ds->ignored;
+  }
+  if (const ConfigNode* section = config.find("auto_scale_lr")) {
+    for (std::string& line : apply_auto_scale_lr(
+             settings.training, AutoScaleLrOptions::from_config(*section), world_size)) {
+      settings.training.notes.push_back(std::move(line));
+    }
   }
   settings.model_type = config.at("model").at("type").as_string();
   settings.model = detector_options_from_config(config.at("model"));

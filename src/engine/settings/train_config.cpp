@@ -1,6 +1,7 @@
 #include "olv2/engine/settings/train_config.h"
 
 #include "olv2/data/data_schema.h"
+#include "olv2/engine/settings/auto_scale_lr.h"
 #include "olv2/engine/settings/engine_schema.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/solver_schema.h"
@@ -48,7 +49,8 @@ Schema train_config_schema() {
       .optional("fp16", fp16_schema())
       .optional("bf16", bf16_schema())
       .optional("ds", Schema::either(Schema::string(), ds_inline).nullable())
-      .optional("threads", Schema::integer().range(1, 4096).nullable());
+      .optional("threads", Schema::integer().range(1, 4096).nullable())
+      .optional("auto_scale_lr", AutoScaleLrOptions::schema());
   return schema;
 }
 

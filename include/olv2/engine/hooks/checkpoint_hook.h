@@ -22,4 +22,9 @@ class CheckpointHook : public Hook {
   CheckpointKeeper keeper_;
 };
 
+// What the run's state is as a checkpoint: the model, optimizer, schedule, scaler, progress
+// (an epoch-end save counts the epoch as done; a mid-epoch save resumes inside it), identity and
+// the best validation so far.
+TrainingCheckpoint checkpoint_of(const TrainContext& context, bool epoch_done);
+
 }  // namespace olv2

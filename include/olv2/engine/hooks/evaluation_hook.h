@@ -10,10 +10,13 @@ namespace olv2 {
 
 // Validates on the val split (mmdet's EvalHook): before training when `before_train` is set
 // and the run starts from scratch, every `interval` epochs and after the last. Writes
-// `results_epoch_<k>.json` (with the `submission` metadata), logs the metrics table and leaves
-// the metrics in `context.validation` for the loggers of the same hook point; with `visualize:
-// K`, draws the first K frames into `vis_epoch_<k>/` with `figures`. Under several ranks each
-// predicts its shard and rank 0 scores and draws them all.
+// `results_epoch_<k>.json` (with the `submission` metadata; older ones beyond `keep_results`
+// are removed), logs the metrics table and leaves the metrics in `context.validation` for the
+// loggers of the same hook point; with `visualize: K`, draws the first K frames into
+// `vis_epoch_<k>/` with `figures`. With `save_best`, a validation better than every earlier one
+// (strictly, by `rule`) is kept as `best_<metric>_epoch_<k>.pth` and the previous best file is
+// removed, as mmcv's EvalHook; the best is in `context.best`, so every later checkpoint holds
+// it. Under several ranks each predicts its shard and rank 0 scores, draws and saves.
 class EvaluationHook : public Hook {
  public:
   EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,
@@ -24,6 +27,7 @@ class EvaluationHook : public Hook {
 
  private:
   void validate_now(TrainContext& context, int64_t epochs_done);
+  void save_if_best(TrainContext& context, int64_t epochs_done, const EvaluationMetrics& metrics);
 
   EvaluationOptions options_;
   const OpenLaneV2Dataset& dataset_;

@@ -20,6 +20,13 @@ struct EvaluationOptions {
   int64_t interval = 1;  // epochs between validations (and after the last); 0: never
   bool before_train = false;
   int64_t visualize = 0;  // pictures of the first frames drawn per validation (`visualize`)
+  // `save_best`: the headline metric whose best validation is kept as
+  // `best_<metric>_epoch_<k>.pth`; empty: none. `rule`: greater (default) or less is better.
+  std::string save_best;
+  bool greater_is_better = true;
+  // `keep_results`: how many of the latest `results_epoch_<k>.json` stay (the best epoch's
+  // too); <= 0 keeps all.
+  int64_t keep_results = 1;
   SubmissionMetadata submission = method_only("train_ds");  // `method` defaults to ours
 };
 

@@ -1,0 +1,63 @@
+#include "olv2/engine/settings/auto_scale_lr.h"
+
+#include <spdlog/fmt/fmt.h>
+
+namespace olv2 {
+
+Schema AutoScaleLrOptions::schema() {
+  Schema schema = Schema::map();
+  schema.optional("enable", Schema::boolean())
+      .optional("base_batch_size", Schema::integer().range(1, 1e9).nullable());
+  return schema;
+}
+
+AutoScaleLrOptions AutoScaleLrOptions::from_config(const ConfigNode& section) {
+  AutoScaleLrOptions o;
+  o.enable = section.get<bool>("enable", o.enable);
+  const ConfigNode* base = section.find("base_batch_size");
+  if (base != nullptr && !base->is_null()) o.base_batch_size = base->as_int();
+  return o;
+}
+
+std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
+                                             const AutoScaleLrOptions& options,
+                                             int64_t world_size) {
+  if (!options.enable) return {"Automatic scaling of learning rate (LR) has been disabled."};
+  if (!options.base_batch_size) return {};
+  const int64_t batch_size = world_size * settings.samples_per_gpu;
+  std::vector<std::string> lines{
+      fmt::format("Training with {} GPU(s) with {} samples per GPU. The total batch size is {}.",
+                  world_size, settings.samples_per_gpu, batch_size)};
+  double& lr = settings.solver.adam.lr;
+  if (batch_size == *options.base_batch_size) {
+    lines.push_back(fmt::format(
+        "The batch size match the base batch size: {}, will not scaling the LR ({}).",
+        *options.base_batch_size, lr));
+    return lines;
+  }
+  const double factor =
+      static_cast<double>(batch_size) / static_cast<double>(*options.base_batch_size);
+  const double scaled = factor * lr;
+  lines.push_back(fmt::format("LR has been automatically scaled from {} to {}", lr, scaled));
+  lr = scaled;
+  if (settings.deepspeed_schedule) {
+    DeepSpeedScheduleOptions& schedule = *settings.deepspeed_schedule;
+    lines.push_back(fmt::format(
+        "DeepSpeed {} lrs scaled by {} as well: warmup_min_lr {} -> {}, warmup_max_lr {} -> {}",
+        schedule.type, factor, schedule.warmup_min_lr, factor * schedule.warmup_min_lr,
+        schedule.warmup_max_lr, factor * schedule.warmup_max_lr));
+    schedule.warmup_min_lr *= factor;
+    schedule.warmup_max_lr *= factor;
+  }
+  const std::string lr_setting = "optimizer.lr = ";
+  for (std::string& source : settings.sources) {
+    if (source.compare(0, lr_setting.size(), lr_setting) == 0) {
+      source = fmt::format("{}{} <- auto_scale_lr: {} x {} / {} ({})", lr_setting, scaled,
+                           scaled / factor, batch_size, *options.base_batch_size,
+                           source.substr(lr_setting.size()));
+    }
+  }
+  return lines;
+}
+
+}  // namespace olv2
