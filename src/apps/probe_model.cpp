@@ -165,9 +165,7 @@ nlohmann::ordered_json probe(const Arguments& args) {
 // terms summed, backward, and with several ranks (one frame each) the gradients averaged by
 // the engine's all-reduce. Rank 0 writes the record and compares it; returns the exit status.
 int probe_gradients(const Arguments& args) {
-  olv2::TrainOptions launch_options;
-  launch_options.launcher = args.launcher;
-  const olv2::LaunchEnvironment launch = olv2::launch_environment(launch_options);
+  const olv2::LaunchEnvironment launch = olv2::launch_environment(args.launcher, 0);
   std::shared_ptr<olv2::Collective> collective;
   if (launch.distributed()) {
     collective = std::make_shared<olv2::ProcessGroupCollective>(launch, olv2::DistributedOptions{},

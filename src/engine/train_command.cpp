@@ -5,8 +5,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
-#include "olv2/engine/dist/launch_environment.h"
-#include "olv2/engine/dist/process_group.h"
+#include "olv2/engine/dist/launched_process.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"
 #include "olv2/engine/training_run.h"
@@ -40,11 +39,6 @@ void log_config_notes(const ConfigNode& config) {
   if (!kept.empty()) spdlog::info("config variables kept as written, no effect: {}", kept);
   for (const std::string& note : ignored_keys_in(config))
     spdlog::info("config key ignored: {}", note);
-}
-
-std::string rank_prefixed(int64_t rank, const std::string& message) {
-  const std::string prefix = "rank " + std::to_string(rank) + ": ";
-  return message.rfind(prefix, 0) == 0 ? message : prefix + message;
 }
 
 // Only rank 0 writes into the work dir (the config copy, logs, checkpoints, results); the other
@@ -99,29 +93,13 @@ int run_train_command(const TrainOptions& options, std::vector<std::unique_ptr<H
     return 0;
   }
   const EngineOptions engine = engine_options_from_config(config);
-  const LaunchEnvironment launch = launch_environment(options);
-  set_thread_count(options.threads.value_or(
-      engine.threads.value_or(default_thread_count(launch.local_world_size))));
-  const c10::Device device = select_training_device(launch.local_rank);
-  if (options.deterministic) use_deterministic_algorithms(device);
-  // --launcher pytorch always builds the process group, one rank included.
-  std::shared_ptr<Collective> collective;
-  if (options.launcher == "pytorch") {
-    collective = std::make_shared<ProcessGroupCollective>(launch, engine.dist, device);
-  } else {
-    collective = std::make_shared<SingleProcessCollective>();
-  }
-  install_process_collective(collective);
+  const LaunchedProcess process =
+      start_launched_process(options.launcher, options.local_rank, options.threads, engine);
+  if (options.deterministic) use_deterministic_algorithms(process.device);
   install_stop_request_handlers();
-  try {
-    train(config, engine, options, device, *collective, std::move(observers));
-  } catch (const Error& error) {
-    if (collective->rank() == 0) throw;
-    throw Error(rank_prefixed(collective->rank(), error.what()), error.status());
-  } catch (const std::exception& error) {
-    if (collective->rank() == 0) throw;
-    throw runtime_error(rank_prefixed(collective->rank(), error.what()));
-  }
+  run_on_rank(*process.collective, [&] {
+    train(config, engine, options, process.device, *process.collective, std::move(observers));
+  });
   install_process_collective(nullptr);
   return 0;
 }

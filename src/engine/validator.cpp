@@ -97,7 +97,9 @@ std::optional<ValidationResult> validate(DetectorImpl& model, const OpenLaneV2Da
     for (const FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
     predictions = align_to_frames(std::move(predictions), frames, "the gathered predictions");
   }
-  write_results_file(options.results_file, predictions, options.metadata);
+  if (!options.results_file.empty()) {
+    write_results_file(options.results_file, predictions, options.metadata);
+  }
   EvaluationMetrics metrics = evaluate(ground_truth, predictions);
   return ValidationResult{std::move(metrics), std::move(predictions)};
 }

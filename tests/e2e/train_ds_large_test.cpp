@@ -3,6 +3,7 @@
 // results, recomputes its checkpointed stages without changing the run, and resumes exactly.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 

@@ -33,16 +33,16 @@ int64_t integer_variable(const char* name, int64_t fallback, int64_t min, int64_
 
 }  // namespace
 
-LaunchEnvironment launch_environment(const TrainOptions& options) {
+LaunchEnvironment launch_environment(const std::string& launcher, int local_rank_flag) {
   LaunchEnvironment env;
   const int64_t world_size = integer_variable("WORLD_SIZE", 1, 1, 1 << 20);
-  if (options.launcher == "none") {
+  if (launcher == "none") {
     if (world_size > 1) {
       throw input_error("WORLD_SIZE=" + std::to_string(world_size) +
                         " in the environment but --launcher none: add --launcher pytorch, or "
-                        "each of the processes trains alone");
+                        "each of the processes runs alone");
     }
-    env.local_rank = options.local_rank;
+    env.local_rank = local_rank_flag;
     return env;
   }
   if (!variable("RANK") || !variable("WORLD_SIZE")) {
@@ -53,7 +53,7 @@ LaunchEnvironment launch_environment(const TrainOptions& options) {
   env.world_size = world_size;
   env.rank = integer_variable("RANK", 0, 0, world_size - 1);
   // The DeepSpeed launcher passes --local_rank=N; torchrun sets LOCAL_RANK.
-  env.local_rank = integer_variable("LOCAL_RANK", options.local_rank, 0, world_size - 1);
+  env.local_rank = integer_variable("LOCAL_RANK", local_rank_flag, 0, world_size - 1);
   env.local_world_size = integer_variable(
       "LOCAL_WORLD_SIZE", integer_variable("LOCAL_SIZE", world_size, 1, world_size), 1, world_size);
   if (const auto addr = variable("MASTER_ADDR")) env.master_addr = *addr;

@@ -2,8 +2,6 @@
 #include <cstdint>
 #include <string>
 
-#include "olv2/engine/settings/train_options.h"
-
 namespace olv2 {
 
 // Where this process stands in a multi-process run, as the launcher says: torchrun's
@@ -19,10 +17,11 @@ struct LaunchEnvironment {
   bool distributed() const { return world_size > 1; }
 };
 
-// Reads the launch environment for `options.launcher`. With "none" this is one process (and
-// WORLD_SIZE > 1 in the environment is a bad invocation asking for --launcher pytorch: N copies
-// would train alone side by side). With "pytorch", RANK and WORLD_SIZE are required; every
-// malformed value is an input error naming the variable.
-LaunchEnvironment launch_environment(const TrainOptions& options);
+// Reads the launch environment for the program's `--launcher` ("none" or "pytorch"); the
+// `--local_rank` flag counts where the environment has no LOCAL_RANK. With "none" this is one
+// process (and WORLD_SIZE > 1 in the environment is a bad invocation asking for --launcher
+// pytorch: N copies would run alone side by side). With "pytorch", RANK and WORLD_SIZE are
+// required; every malformed value is an input error naming the variable.
+LaunchEnvironment launch_environment(const std::string& launcher, int local_rank_flag);
 
 }  // namespace olv2

@@ -4,6 +4,7 @@
 #include "olv2/data/dataset.h"
 #include "olv2/engine/hook.h"
 #include "olv2/engine/settings/engine_options.h"
+#include "olv2/evaluation/evaluator.h"
 #include "olv2/visualization/frame_figure.h"
 
 namespace olv2 {
