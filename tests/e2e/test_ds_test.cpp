@@ -9,6 +9,7 @@
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "support/json_log_records.h"
+#include "support/rank_processes.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/test_paths.h"
@@ -39,14 +40,37 @@ nlohmann::json eval_file_in(const fs::path& dir) {
   return files.empty() ? nlohmann::json() : nlohmann::json::parse(std::ifstream(files[0]));
 }
 
-// One epoch of training validates the model it saves in epoch_1.pth: test_ds on that file
-// predicts the same frames, so it writes the same results file and the same metrics.
+// One epoch of tiny.yaml, trained once for the tests of this file; epoch_1.pth holds the
+// model its validation scored.
+const fs::path& trained_work_dir() {
+  static const fs::path work_dir = [] {
+    const fs::path dir = test::shared_scratch_dir("test_ds_train");
+    const auto trained =
+        test::run_app("train_ds", tiny_config().string() + " --work-dir '" + dir.string() +
+                                      "' --cfg-options runner.max_epochs=1 " +
+                                      dataset_options(test_ds_dataset()));
+    EXPECT_EQ(trained.exit_status, 0) << trained.output;
+    return dir;
+  }();
+  return work_dir;
+}
+
+// test_ds's arguments for the trained checkpoint, then `extra`.
+std::vector<std::string> test_arguments(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {tiny_config().string(),
+                                   (trained_work_dir() / "epoch_1.pth").string(),
+                                   "--cfg-options",
+                                   "data_root=" + test_ds_dataset().string(),
+                                   "meta_root=" + test_ds_dataset().string(),
+                                   "dist_params.timeout_s=30"};
+  args.insert(args.begin() + 2, extra.begin(), extra.end());
+  return args;
+}
+
+// test_ds on the checkpoint predicts the frames its validation predicted: the same results
+// file, byte for byte, and so the same metrics.
 TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
-  const fs::path train_dir = test::scratch_dir("test_ds_train");
-  const auto trained = test::run_app(
-      "train_ds", tiny_config().string() + " --work-dir '" + train_dir.string() +
-                      "' --cfg-options runner.max_epochs=1 " + dataset_options(test_ds_dataset()));
-  ASSERT_EQ(trained.exit_status, 0) << trained.output;
+  const fs::path train_dir = trained_work_dir();
   const std::vector<nlohmann::json> validations = test::json_log_records(train_dir, "val");
   ASSERT_EQ(validations.size(), 1u);
   const nlohmann::json& val = validations[0];
@@ -55,19 +79,39 @@ TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
   const fs::path test_dir = test::scratch_dir("test_ds_eval");
   const fs::path results = test_dir / "results.json";
   const auto tested = test::run_app(
-      "test_ds", tiny_config().string() + " '" + (train_dir / "epoch_1.pth").string() +
-                     "' --eval --results-json '" + results.string() + "' --work-dir '" +
-                     test_dir.string() + "' --cfg-options " + dataset_options(test_ds_dataset()));
+      "test_ds", test::shell_words(test_arguments({"--eval", "--results-json", results.string(),
+                                                   "--work-dir", test_dir.string()})));
   ASSERT_EQ(tested.exit_status, 0) << tested.output;
   EXPECT_EQ(test::read_file(results), test::read_file(train_dir / "results_epoch_1.json"));
   const nlohmann::json eval = eval_file_in(test_dir);
   EXPECT_EQ(eval["split"], "val");
-  // The same predictions byte for byte give the same metrics; the log rounds them to 5 digits.
+  // The log rounds the metrics to 5 digits.
   for (const char* metric : {"DET_l", "DET_t", "TOP_ll", "TOP_lt", "OLS"}) {
     EXPECT_NEAR(eval["metrics"][metric].get<double>(), val.at(metric).get<double>(), 5e-6)
         << metric;
   }
   EXPECT_NE(tested.output.find("OLS"), std::string::npos) << tested.output;
+}
+
+// Two ranks predict a shard each and rank 0 gathers them in frame order: the results file of one
+// process, byte for byte (3 frames: rank 1's shard pads with frame 0, written once).
+TEST(TestDs, TwoRanksWriteTheResultsOfOneProcess) {
+  const fs::path dir = test::scratch_dir("test_ds_two_ranks");
+  fs::create_directories(dir);
+  const auto one = test::run_app(
+      "test_ds",
+      test::shell_words(test_arguments({"--results-json", (dir / "one.json").string()})));
+  ASSERT_EQ(one.exit_status, 0) << one.output;
+  test::RankLaunch launch;
+  launch.command = test::app_command(
+      "test_ds",
+      test_arguments({"--results-json", (dir / "two.json").string(), "--launcher", "pytorch"}));
+  test::RankProcesses ranks(launch);
+  const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(120));
+  ASSERT_EQ(results.size(), 2u);
+  for (const test::RankResult& rank : results) EXPECT_EQ(rank.exit_status, 0) << rank.output;
+  EXPECT_NE(results[0].output.find("world size: 2"), std::string::npos) << results[0].output;
+  EXPECT_EQ(test::read_file(dir / "two.json"), test::read_file(dir / "one.json"));
 }
 
 TEST(TestDs, WithoutEvalOrAnOutputItIsABadInvocation) {

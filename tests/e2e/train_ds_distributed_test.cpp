@@ -62,12 +62,6 @@ std::vector<std::string> tiny_arguments(const fs::path& work_dir, const fs::path
                         options);
 }
 
-std::string quoted(const std::vector<std::string>& args) {
-  std::string line;
-  for (const std::string& arg : args) line += " '" + arg + "'";
-  return line;
-}
-
 // A collection `pair.json` of `count` train frames with the same lane and traffic-element
 // counts (the largest such group that has traffic elements).
 fs::path equal_count_meta_root(size_t count) {
@@ -112,7 +106,7 @@ test::RankLaunch train_ds_ranks(const std::vector<std::string>& args) {
 // failure is reported with its output and gives no results).
 std::vector<test::RankResult> run_one_then_two_ranks(const std::vector<std::string>& single,
                                                      const std::vector<std::string>& ranks) {
-  const auto one = test::run_app("train_ds", quoted(single));
+  const auto one = test::run_app("train_ds", test::shell_words(single));
   EXPECT_EQ(one.exit_status, 0) << one.output;
   if (one.exit_status != 0) return {};
   test::RankProcesses processes(train_ds_ranks(ranks));
@@ -359,7 +353,7 @@ TEST(DistributedTraining, FramesWithDifferentCountsNormaliseAsMmdetAcrossRanks) 
          "std: [1.0, 1.0, 1.0], to_rgb: false}",
          "--no-validate"});
     if (!two_ranks) {
-      const auto result = test::run_app("train_ds", quoted(args));
+      const auto result = test::run_app("train_ds", test::shell_words(args));
       EXPECT_EQ(result.exit_status, 0) << result.output;
     } else {
       test::RankProcesses ranks(train_ds_ranks(args));
@@ -425,7 +419,7 @@ TEST(DistributedTraining, TheDeepSpeedLauncherFormTrains) {
 }
 
 std::string launched_run(const fs::path& work_dir) {
-  return quoted(tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"})) +
+  return test::shell_words(tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"})) +
          " --launcher pytorch";
 }
 
@@ -450,7 +444,7 @@ TEST(DistributedTraining, DistTrainScriptTrainsTwoRanks) {
   const auto result = test::run_command(
       "DIST_LAUNCHER=self OMP_NUM_THREADS=1 TRAIN_DS='" + (test::bin_dir() / "train_ds").string() +
       "' timeout 180 bash '" + (test::source_dir() / "scripts/dist_train.sh").string() + "' '" +
-      config + "' 2" + quoted(args));
+      config + "' 2" + test::shell_words(args));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
   EXPECT_EQ(files_ending_in(work_dir, ".log.json"), 1u);
@@ -463,7 +457,7 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
   OLV2_REQUIRE_TORCHRUN();
   const fs::path work_dir = test::scratch_dir("restart");
   const std::string train_ds = (test::bin_dir() / "train_ds").string();
-  const std::string args = quoted(
+  const std::string args = test::shell_words(
       tiny_arguments(work_dir, distributed_dataset(),
                      {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=4",
                       "evaluation.before_train=false", "checkpoint_config.iter_interval=4",

@@ -31,4 +31,10 @@ CommandResult run_app(const std::string& app, const std::string& arguments) {
   return run_command("'" + (bin_dir() / app).string() + "' " + arguments);
 }
 
+std::string shell_words(const std::vector<std::string>& arguments) {
+  std::string line;
+  for (const std::string& argument : arguments) line += " '" + argument + "'";
+  return line;
+}
+
 }  // namespace olv2::test

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 namespace olv2::test {
 
@@ -10,6 +11,9 @@ struct CommandResult {
 
 // Runs `command` through /bin/sh with stderr merged into stdout.
 CommandResult run_command(const std::string& command);
+
+// `arguments` as one shell word each, single-quoted (none may hold a single quote).
+std::string shell_words(const std::vector<std::string>& arguments);
 
 // Runs the built app `app` (from bin_dir()) with `arguments` appended verbatim.
 CommandResult run_app(const std::string& app, const std::string& arguments);
