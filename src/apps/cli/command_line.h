@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +43,51 @@ inline std::optional<int> parse_command_line(CLI::App& app, const std::string& p
     return static_cast<int>(ExitStatus::kBadInput);
   }
   return std::nullopt;
+}
+
+// Parses the command line into `app` for a program whose errors leave through exceptions:
+// returns false after printing the help (--help), throws an input error (exit status 2) naming
+// the problem otherwise.
+inline bool parse_or_print_help(CLI::App& app, const std::string& program, int argc,
+                                const char* const* argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return false;
+  } catch (const CLI::ParseError& error) {
+    throw input_error(command_line_error(app, error, program));
+  }
+  return true;
+}
+
+// The flags of a program that runs as one rank of a launch (train_ds, test_ds): --launcher,
+// --local-rank, --cfg-options and --threads.
+inline void add_launch_options(CLI::App& app, std::string& launcher, int& local_rank,
+                               std::vector<std::string>& cfg_options, std::optional<int>& threads) {
+  app.add_option("--launcher", launcher, "job launcher")
+      ->check(CLI::IsMember({"none", "pytorch"}))
+      ->capture_default_str();
+  app.add_option("--local-rank,--local_rank", local_rank,
+                 "local rank (the DeepSpeed launcher passes --local_rank=N)");
+  app.add_option("--cfg-options,--cfg_options", cfg_options,
+                 "override config values: key.path=value (values are YAML)")
+      ->expected(1, -1);
+  app.add_option_function<int>(
+      "--threads", [&threads](const int& value) { threads = value; },
+      "intra-op threads (default: cores / LOCAL_WORLD_SIZE)");
+}
+
+// Throws an input error for a --threads below 1.
+inline void require_thread_count(const std::optional<int>& threads) {
+  if (threads && *threads < 1) {
+    throw input_error("--threads " + std::to_string(*threads) + ": expected at least 1");
+  }
+}
+
+// `work_dirs/<config file name without extension>`, mmdet's default work dir.
+inline std::string default_work_dir(const std::string& config_path) {
+  return (std::filesystem::path("work_dirs") / std::filesystem::path(config_path).stem()).string();
 }
 
 }  // namespace olv2

@@ -1,8 +1,6 @@
 #include "cli/test_ds_options.h"
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
-#include <iostream>
 
 #include "cli/command_line.h"
 #include "olv2/util/error.h"
@@ -25,34 +23,12 @@ std::optional<TestOptions> parse_test_options(int argc, const char* const* argv)
                  "write the predictions as a results file (JSON)");
   app.add_option("--work-dir,--work_dir", options.work_dir,
                  "where --eval writes eval_<timestamp>.json (default work_dirs/<config name>)");
-  app.add_option("--launcher", options.launcher, "job launcher")
-      ->check(CLI::IsMember({"none", "pytorch"}))
-      ->capture_default_str();
-  app.add_option("--local-rank,--local_rank", options.local_rank,
-                 "local rank (the DeepSpeed launcher passes --local_rank=N)");
-  app.add_option("--cfg-options,--cfg_options", options.cfg_options,
-                 "override config values: key.path=value (values are YAML)")
-      ->expected(1, -1);
-  app.add_option_function<int>(
-      "--threads", [&options](const int& threads) { options.threads = threads; },
-      "intra-op threads (default: cores / LOCAL_WORLD_SIZE)");
+  add_launch_options(app, options.launcher, options.local_rank, options.cfg_options,
+                     options.threads);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return std::nullopt;
-  } catch (const CLI::ParseError& error) {
-    throw input_error(command_line_error(app, error, "test_ds"));
-  }
-  if (options.threads && *options.threads < 1) {
-    throw input_error("--threads " + std::to_string(*options.threads) + ": expected at least 1");
-  }
-  if (options.work_dir.empty()) {
-    options.work_dir =
-        (std::filesystem::path("work_dirs") / std::filesystem::path(options.config_path).stem())
-            .string();
-  }
+  if (!parse_or_print_help(app, "test_ds", argc, argv)) return std::nullopt;
+  require_thread_count(options.threads);
+  if (options.work_dir.empty()) options.work_dir = default_work_dir(options.config_path);
   return options;
 }
 
