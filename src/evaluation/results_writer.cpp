@@ -4,14 +4,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "olv2/evaluation/prediction_ids.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
-
-constexpr int kFirstLaneId = 1000;
-constexpr int kFirstTrafficElementId = 2000;
 
 // Appends numbers and punctuation to one string; numbers get 9 significant digits.
 class JsonText {
@@ -47,7 +45,7 @@ void write_lanes(JsonText& out, const FramePrediction& prediction) {
                           std::to_string(i) + " has no points");
     }
     out.raw(i ? ", {\"id\": " : "{\"id\": ");
-    out.integer(kFirstLaneId + static_cast<long long>(i));
+    out.integer(lane_prediction_id(i));
     out.raw(", \"points\": [");
     for (std::size_t k = 0; k < lane.points.size(); ++k) {
       out.raw(k ? ", [" : "[");
@@ -65,13 +63,11 @@ void write_lanes(JsonText& out, const FramePrediction& prediction) {
 }
 
 void write_traffic_elements(JsonText& out, const FramePrediction& prediction) {
-  const long long first_id = std::max<long long>(
-      kFirstTrafficElementId, kFirstLaneId + static_cast<long long>(prediction.lanes.size()));
   out.raw("\"traffic_element\": [");
   for (std::size_t j = 0; j < prediction.traffic_elements.size(); ++j) {
     const TrafficElementPrediction& element = prediction.traffic_elements[j];
     out.raw(j ? ", {\"id\": " : "{\"id\": ");
-    out.integer(first_id + static_cast<long long>(j));
+    out.integer(traffic_element_prediction_id(prediction, j));
     out.raw(", \"attribute\": ");
     out.integer(element.attribute);
     out.raw(", \"points\": [[");

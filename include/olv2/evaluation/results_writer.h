@@ -12,10 +12,9 @@ namespace olv2 {
 // Writes predictions in the JSON results format (spec/evaluation.md §2): one member
 // "<split>/<segment_id>/<timestamp>" per frame, in the given order, each with all four prediction
 // members; numbers with 9 significant digits so float32 values round-trip; `[]` topology when a
-// frame has no lanes. Lane ids are 1000 + i and traffic element ids 2000 + j (moved up when a
-// frame has more than 1000 lanes). A non-finite number or a topology matrix of the wrong size is
-// an error naming the frame. The non-empty members of `metadata` come first, under the official
-// keys (`method`, `authors`, `e-mail`, `institution / company`, `country / region`).
+// frame has no lanes; the ids of prediction_ids.h. A non-finite number or a topology matrix of the
+// wrong size is an error naming the frame. The non-empty members of `metadata` come first, under
+// the official keys (`method`, `authors`, `e-mail`, `institution / company`, `country / region`).
 void write_results(std::ostream& out, const std::vector<FramePrediction>& predictions,
                    const SubmissionMetadata& metadata = {});
 

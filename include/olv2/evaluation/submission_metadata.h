@@ -1,16 +1,20 @@
 #pragma once
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace olv2 {
 
+// The leaderboard takes at most this many `authors`.
+inline constexpr std::size_t kMaxSubmissionAuthors = 10;
+
 // Who made a results file: the metadata members the official devkit's `check_results` wants for
 // a valid leaderboard submission (`method`, `authors`, `e-mail`, `institution / company`,
 // `country / region`). Empty members are left out of the file.
 struct SubmissionMetadata {
   std::string method;
-  std::vector<std::string> authors;  // at most 10
+  std::vector<std::string> authors;  // at most kMaxSubmissionAuthors
   std::string e_mail;
   std::string institution;  // `institution / company`
   std::string country;      // `country / region`: an ISO 3166 country name or code
@@ -23,5 +27,11 @@ inline SubmissionMetadata method_only(std::string method) {
   metadata.method = std::move(method);
   return metadata;
 }
+
+// What keeps `metadata` from making a valid leaderboard submission, one line per member under
+// its official key: a missing member (the devkit only prints "Missing key"), more than
+// kMaxSubmissionAuthors authors, or a country that ISO 3166 does not know (the devkit raises).
+// Empty when the metadata is complete.
+std::vector<std::string> submission_metadata_problems(const SubmissionMetadata& metadata);
 
 }  // namespace olv2

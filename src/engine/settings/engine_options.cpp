@@ -6,9 +6,6 @@ namespace olv2 {
 
 namespace {
 
-// The official devkit's `check_results` rejects more.
-constexpr size_t kMaxAuthors = 10;
-
 bool lists_hook(const ConfigNode& log_config, const std::string& type) {
   const ConfigNode* hooks = log_config.find("hooks");
   if (hooks == nullptr || !hooks->is_sequence()) return false;
@@ -29,9 +26,10 @@ SubmissionMetadata submission_from_config(const ConfigNode& section) {
   if (const ConfigNode* authors = section.find("authors")) {
     for (const ConfigNode& author : authors->elements())
       metadata.authors.push_back(author.as_string());
-    if (metadata.authors.size() > kMaxAuthors) {
+    if (metadata.authors.size() > kMaxSubmissionAuthors) {
       throw input_error(authors->where() + ": " + std::to_string(metadata.authors.size()) +
-                        " authors, the leaderboard takes at most " + std::to_string(kMaxAuthors));
+                        " authors, the leaderboard takes at most " +
+                        std::to_string(kMaxSubmissionAuthors));
     }
   }
   metadata.e_mail = section.get<std::string>("e-mail", "");

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "olv2/util/error.h"
+#include "olv2/util/pth/pickle_emitter.h"
 
 namespace olv2 {
 
@@ -41,18 +42,59 @@ std::optional<NumpyType> parse_dtype(const PthValue& dtype) {
   return NumpyType{code[0], code[1] - '0', big_endian};
 }
 
+// numpy type codes and the torch dtypes they map to, both ways.
+struct DtypeCode {
+  const char* code;
+  c10::ScalarType type;
+};
+constexpr DtypeCode kDtypeCodes[] = {
+    {"f2", c10::ScalarType::Half}, {"f4", c10::ScalarType::Float}, {"f8", c10::ScalarType::Double},
+    {"i1", c10::ScalarType::Char}, {"i2", c10::ScalarType::Short}, {"i4", c10::ScalarType::Int},
+    {"i8", c10::ScalarType::Long}, {"u1", c10::ScalarType::Byte},  {"b1", c10::ScalarType::Bool}};
+
 std::optional<c10::ScalarType> torch_dtype(const NumpyType& type) {
   const std::string code = std::string(1, type.kind) + std::to_string(type.item_size);
-  if (code == "f2") return c10::ScalarType::Half;
-  if (code == "f4") return c10::ScalarType::Float;
-  if (code == "f8") return c10::ScalarType::Double;
-  if (code == "i1") return c10::ScalarType::Char;
-  if (code == "i2") return c10::ScalarType::Short;
-  if (code == "i4") return c10::ScalarType::Int;
-  if (code == "i8") return c10::ScalarType::Long;
-  if (code == "u1") return c10::ScalarType::Byte;
-  if (code == "b1") return c10::ScalarType::Bool;
+  for (const DtypeCode& entry : kDtypeCodes) {
+    if (code == entry.code) return entry.type;
+  }
   return std::nullopt;
+}
+
+std::string numpy_code(c10::ScalarType type) {
+  for (const DtypeCode& entry : kDtypeCodes) {
+    if (type == entry.type) return entry.code;
+  }
+  throw runtime_error(std::string("numpy has no dtype for torch's ") + c10::toString(type));
+}
+
+// `numpy.dtype(code, False, True)` with its state, as numpy pickles one; once per pickle.
+void emit_dtype(PickleEmitter& out, c10::ScalarType type) {
+  const std::string code = numpy_code(type);
+  out.memoized("numpy.dtype " + code, [&] {
+    out.memoized("global numpy dtype", [&] { out.global("numpy", "dtype"); });
+    out.string(code);
+    out.boolean(false);
+    out.boolean(true);
+    out.op(PickleEmitter::kTuple3);
+    out.op(PickleEmitter::kReduce);
+    out.op(PickleEmitter::kMark);
+    out.integer(3);
+    out.string(c10::elementSize(type) == 1 ? "|" : "<");  // this writer runs little endian
+    out.op(PickleEmitter::kNone);
+    out.op(PickleEmitter::kNone);
+    out.op(PickleEmitter::kNone);
+    out.integer(-1);
+    out.integer(-1);
+    out.integer(0);
+    out.op(PickleEmitter::kTuple);
+    out.op(PickleEmitter::kBuild);
+  });
+}
+
+std::string raw_bytes(const at::Tensor& values) {
+  const at::Tensor contiguous = values.cpu().contiguous();
+  return std::string(static_cast<const char*>(contiguous.data_ptr()),
+                     static_cast<size_t>(contiguous.nbytes()));
 }
 
 // Copies `raw` into host (little-endian) order.
@@ -174,6 +216,40 @@ void numpy_array_set_state(PthValue& array, const PthValue& state) {
     tensor = tensor.permute(reversed);
   }
   array.assign(PthValue::tensor(tensor));
+}
+
+void emit_numpy_array(PickleEmitter& out, const at::Tensor& values) {
+  out.memoized("global numpy.core.multiarray _reconstruct",
+               [&] { out.global("numpy.core.multiarray", "_reconstruct"); });
+  out.memoized("global numpy ndarray", [&] { out.global("numpy", "ndarray"); });
+  out.integer(0);
+  out.op(PickleEmitter::kTuple1);
+  out.bytes("b");
+  out.op(PickleEmitter::kTuple3);
+  out.op(PickleEmitter::kReduce);
+  // state: (version, shape, dtype, is_fortran, raw data)
+  out.op(PickleEmitter::kMark);
+  out.integer(1);
+  out.op(PickleEmitter::kMark);
+  for (const int64_t size : values.sizes()) out.integer(size);
+  out.op(PickleEmitter::kTuple);
+  emit_dtype(out, values.scalar_type());
+  out.boolean(false);
+  out.bytes(raw_bytes(values));
+  out.op(PickleEmitter::kTuple);
+  out.op(PickleEmitter::kBuild);
+}
+
+void emit_numpy_scalar(PickleEmitter& out, const at::Tensor& value) {
+  if (value.numel() != 1) {
+    throw runtime_error("a numpy scalar holds one element, got " + std::to_string(value.numel()));
+  }
+  out.memoized("global numpy.core.multiarray scalar",
+               [&] { out.global("numpy.core.multiarray", "scalar"); });
+  emit_dtype(out, value.scalar_type());
+  out.bytes(raw_bytes(value));
+  out.op(PickleEmitter::kTuple2);
+  out.op(PickleEmitter::kReduce);
 }
 
 }  // namespace olv2

@@ -2,10 +2,10 @@
 
 #include <ATen/ATen.h>
 
-#include <cstring>
 #include <map>
 
 #include "olv2/util/error.h"
+#include "olv2/util/pth/pickle_emitter.h"
 #include "olv2/util/pth/torch_storage_types.h"
 
 namespace olv2 {
@@ -19,109 +19,45 @@ class PickleWriter {
   explicit PickleWriter(std::vector<PickledStorage>& storages) : storages_(storages) {}
 
   std::string run(const PthValue& value) {
-    out_ += "\x80\x02";
     write(value, 0);
-    out_ += '.';
-    return std::move(out_);
+    out_.stop();
+    return out_.take();
   }
 
  private:
-  void op(char opcode) { out_ += opcode; }
-
-  void raw_le(uint64_t value, int bytes) {
-    for (int i = 0; i < bytes; ++i) out_ += static_cast<char>((value >> (8 * i)) & 0xFF);
-  }
-
-  void write_int(int64_t value) {
-    if (value >= 0 && value < 256) {
-      op('K');
-      raw_le(static_cast<uint64_t>(value), 1);
-    } else if (value >= 0 && value < 65536) {
-      op('M');
-      raw_le(static_cast<uint64_t>(value), 2);
-    } else if (value >= INT32_MIN && value <= INT32_MAX) {
-      op('J');
-      raw_le(static_cast<uint32_t>(static_cast<int32_t>(value)), 4);
-    } else {
-      op('\x8a');  // LONG1, 8 bytes of two's complement
-      out_ += '\x08';
-      raw_le(static_cast<uint64_t>(value), 8);
-    }
-  }
-
-  void write_float(double value) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, &value, sizeof(bits));
-    op('G');
-    for (int i = 7; i >= 0; --i) out_ += static_cast<char>((bits >> (8 * i)) & 0xFF);
-  }
-
-  void write_string(const std::string& text) {
-    op('X');
-    raw_le(text.size(), 4);
-    out_ += text;
-  }
-
-  void write_global(const char* module, const char* name) {
-    op('c');
-    out_ += module;
-    out_ += '\n';
-    out_ += name;
-    out_ += '\n';
-  }
-
-  // Protocol 2 has no bytes opcode; Python writes _codecs.encode(latin-1 text, 'latin1'), and
-  // b'' as __builtin__.bytes(), which torch.load's weights_only unpickler (the default from
-  // torch 2.6 on) refuses: empty bytes are encoded too.
-  void write_bytes(const std::string& bytes) {
-    std::string latin1;
-    for (const char c : bytes) {
-      const auto byte = static_cast<uint8_t>(c);
-      if (byte < 0x80) {
-        latin1 += c;
-      } else {
-        latin1 += static_cast<char>(0xC0 | (byte >> 6));
-        latin1 += static_cast<char>(0x80 | (byte & 0x3F));
-      }
-    }
-    write_global("_codecs", "encode");
-    write_string(latin1);
-    write_string("latin1");
-    op('\x86');
-    op('R');
-  }
+  using P = PickleEmitter;
 
   void write_sequence(const std::vector<PthValue>& items, bool tuple, int depth) {
     if (tuple && items.empty()) {
-      op(')');
+      out_.op(P::kEmptyTuple);
       return;
     }
-    if (!tuple) op(']');
+    if (!tuple) out_.op(P::kEmptyList);
     if (items.empty()) return;
-    op('(');
+    out_.op(P::kMark);
     for (const PthValue& item : items) write(item, depth + 1);
-    op(tuple ? 't' : 'e');
+    out_.op(tuple ? P::kTuple : P::kAppends);
   }
 
   void write_dict(const PthValue& dict, int depth) {
     if (dict.is_ordered_dict()) {
-      write_global("collections", "OrderedDict");
-      op(')');
-      op('R');
+      out_.global("collections", "OrderedDict");
+      out_.op(P::kEmptyTuple);
+      out_.op(P::kReduce);
     } else {
-      op('}');
+      out_.op(P::kEmptyDict);
     }
     if (dict.dict_items().empty()) return;
-    op('(');
+    out_.op(P::kMark);
     for (const auto& [key, item] : dict.dict_items()) {
       if (key.is_int()) {
-        write_int(key.as_int());
+        out_.integer(key.as_int());
       } else {
-        write_string(key.as_string());
+        out_.string(key.as_string());
       }
       write(item, depth + 1);
     }
-    op('u');
+    out_.op(P::kSetItems);
   }
 
   std::string storage_key(const at::Tensor& tensor) {
@@ -150,9 +86,9 @@ class PickleWriter {
   }
 
   void write_int_tuple(c10::IntArrayRef values) {
-    op('(');
-    for (const int64_t v : values) write_int(v);
-    op('t');
+    out_.op(P::kMark);
+    for (const int64_t v : values) out_.integer(v);
+    out_.op(P::kTuple);
   }
 
   void write_tensor(const at::Tensor& tensor) {
@@ -163,25 +99,25 @@ class PickleWriter {
     const std::string type_name = storage_type_of_dtype(tensor.scalar_type());
     const std::string key = storage_key(tensor);
     const int64_t numel = static_cast<int64_t>(tensor.storage().nbytes() / tensor.element_size());
-    write_global("torch._utils", "_rebuild_tensor_v2");
-    op('(');
-    op('(');
-    write_string("storage");
-    write_global("torch", type_name.substr(6).c_str());
-    write_string(key);
-    write_string("cpu");
-    write_int(numel);
-    op('t');
-    op('Q');
-    write_int(tensor.storage_offset());
+    out_.global("torch._utils", "_rebuild_tensor_v2");
+    out_.op(P::kMark);
+    out_.op(P::kMark);
+    out_.string("storage");
+    out_.global("torch", type_name.substr(6));
+    out_.string(key);
+    out_.string("cpu");
+    out_.integer(numel);
+    out_.op(P::kTuple);
+    out_.op(P::kBinPersId);
+    out_.integer(tensor.storage_offset());
     write_int_tuple(tensor.sizes());
     write_int_tuple(tensor.strides());
-    op(tensor.requires_grad() ? '\x88' : '\x89');
-    write_global("collections", "OrderedDict");
-    op(')');
-    op('R');
-    op('t');
-    op('R');
+    out_.boolean(tensor.requires_grad());
+    out_.global("collections", "OrderedDict");
+    out_.op(P::kEmptyTuple);
+    out_.op(P::kReduce);
+    out_.op(P::kTuple);
+    out_.op(P::kReduce);
   }
 
   void write(const PthValue& value, int depth) {
@@ -190,22 +126,22 @@ class PickleWriter {
                           " levels (cyclic?)");
     switch (value.kind()) {
       case PthValue::Kind::kNone:
-        op('N');
+        out_.op(P::kNone);
         break;
       case PthValue::Kind::kBool:
-        op(value.as_bool() ? '\x88' : '\x89');
+        out_.boolean(value.as_bool());
         break;
       case PthValue::Kind::kInt:
-        write_int(value.as_int());
+        out_.integer(value.as_int());
         break;
       case PthValue::Kind::kFloat:
-        write_float(value.as_float());
+        out_.float64(value.as_float());
         break;
       case PthValue::Kind::kString:
-        write_string(value.as_string());
+        out_.string(value.as_string());
         break;
       case PthValue::Kind::kBytes:
-        write_bytes(value.as_bytes());
+        out_.bytes(value.as_bytes());
         break;
       case PthValue::Kind::kList:
         write_sequence(value.items(), false, depth);
@@ -230,7 +166,7 @@ class PickleWriter {
   std::vector<PickledStorage>& storages_;
   std::map<const void*, std::string> keys_;
   std::map<const void*, c10::ScalarType> dtypes_;
-  std::string out_;
+  PickleEmitter out_{2};  // torch.save's protocol
 };
 
 }  // namespace

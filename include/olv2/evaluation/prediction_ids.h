@@ -1,0 +1,15 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "olv2/data/frame_prediction.h"
+
+namespace olv2 {
+
+// The ids results files and submissions give a frame's predictions, unique within the frame as
+// the devkit requires: 1000 + i for lane i, 2000 + j for traffic element j (moved up past the
+// lanes when a frame has more than 1000 of them).
+int64_t lane_prediction_id(std::size_t lane);
+int64_t traffic_element_prediction_id(const FramePrediction& prediction, std::size_t element);
+
+}  // namespace olv2
