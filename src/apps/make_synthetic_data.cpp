@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
   app.add_option("--frames", options.frames, "Frames in all")->capture_default_str();
   app.add_option("--val-frames", options.val_frames, "Frames of them in the val split")
       ->capture_default_str();
+  app.add_option("--test-frames", options.test_frames,
+                 "Frames of an unannotated `test` split, besides --frames")
+      ->capture_default_str();
   app.add_option("--frames-per-segment", options.frames_per_segment,
                  "Consecutive frames of one road layout (a segment)")
       ->capture_default_str();
@@ -39,13 +42,13 @@ int main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf(
-        "make_synthetic_data: wrote %lld train + %lld val frames in "
+        "make_synthetic_data: wrote %lld train + %lld val + %lld test frames in "
         "%lld segments (%lld lanes, "
         "%lld traffic elements, %lld images) to %s in %.2f s\n",
         static_cast<long long>(summary.train_frames), static_cast<long long>(summary.val_frames),
-        static_cast<long long>(summary.segments), static_cast<long long>(summary.lanes),
-        static_cast<long long>(summary.traffic_elements), static_cast<long long>(summary.images),
-        out.c_str(), seconds);
+        static_cast<long long>(summary.test_frames), static_cast<long long>(summary.segments),
+        static_cast<long long>(summary.lanes), static_cast<long long>(summary.traffic_elements),
+        static_cast<long long>(summary.images), out.c_str(), seconds);
     return 0;
   });
 }

@@ -103,6 +103,7 @@ PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root
   }
   data.can_bus = compute_can_bus(frame.pose);
 
+  data.annotated = frame.has_annotation;
   const size_t n = frame.lanes.size();
   data.num_lanes = static_cast<int64_t>(n);
   data.lane_points = n == 0 ? 0 : frame.lanes[0].num_points();

@@ -7,15 +7,21 @@
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/checkpoint/training_checkpoint.h"
 #include "olv2/engine/dist/launched_process.h"
+#include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"
 #include "olv2/engine/validator.h"
+#include "olv2/evaluation/ground_truth.h"
+#include "olv2/evaluation/results_writer.h"
+#include "olv2/evaluation/submission_writer.h"
 #include "olv2/models/build.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
 #include "olv2/util/logging.h"
 #include "olv2/util/state_dict.h"
+#include "olv2/visualization/bev_panel.h"
+#include "olv2/visualization/frame_figure.h"
 
 namespace olv2 {
 
@@ -35,12 +41,30 @@ ConfigNode resolve_test_config(const TestOptions& options) {
   return config;
 }
 
+// The config's `submission` section with the command line's members in place of its own.
+SubmissionMetadata submission_metadata(const EngineOptions& engine, const TestOptions& options) {
+  SubmissionMetadata metadata = engine.evaluation.submission;
+  const SubmissionMetadata& flags = options.submission;
+  if (!flags.method.empty()) metadata.method = flags.method;
+  if (!flags.authors.empty()) metadata.authors = flags.authors;
+  if (!flags.e_mail.empty()) metadata.e_mail = flags.e_mail;
+  if (!flags.institution.empty()) metadata.institution = flags.institution;
+  if (!flags.country.empty()) metadata.country = flags.country;
+  return metadata;
+}
+
+std::string joined(const std::vector<std::string>& lines, const std::string& separator) {
+  std::string text;
+  for (const std::string& line : lines) text += (text.empty() ? "" : separator) + line;
+  return text;
+}
+
 // The config's model with the checkpoint's weights, strictly: a checkpoint of another model is
 // an input error naming the keys. No pretrained backbone is read: the checkpoint replaces it.
-std::shared_ptr<DetectorImpl> model_from_checkpoint(const ConfigNode& config,
+std::shared_ptr<DetectorImpl> model_from_checkpoint(const DetectorOptions& model_options,
                                                     const std::string& checkpoint,
                                                     const c10::Device& device) {
-  std::shared_ptr<DetectorImpl> model = detector_options_from_config(config.at("model"))->build();
+  std::shared_ptr<DetectorImpl> model = model_options.build();
   try {
     load_state_dict(*model, read_checkpoint_weights(checkpoint));
   } catch (const Error& error) {
@@ -50,32 +74,7 @@ std::shared_ptr<DetectorImpl> model_from_checkpoint(const ConfigNode& config,
   return model;
 }
 
-void test(const ConfigNode& config, const EngineOptions& engine, const TestOptions& options,
-          const c10::Device& device, Collective& collective) {
-  const bool main_rank = collective.rank() == 0;
-  setup_logging(fs::path(), main_rank);
-  spdlog::info("{}", environment_report(options.config_path, device,
-                                        {{"world size", std::to_string(collective.world_size())},
-                                         {"rank", std::to_string(collective.rank())},
-                                         {"backend", collective.backend()},
-                                         {"checkpoint", options.checkpoint}}));
-  const std::shared_ptr<DetectorImpl> model =
-      model_from_checkpoint(config, options.checkpoint, device);
-  const std::unique_ptr<OpenLaneV2Dataset> dataset =
-      build_dataset(dataset_spec_from_config(config, options.split), /*seed=*/0);
-  ValidationOptions validation;
-  validation.workers = engine.workers_per_gpu;
-  validation.device = device;
-  validation.results_file = options.results_json;
-  validation.metadata = engine.evaluation.submission;
-  validation.collective = &collective;
-  spdlog::info("testing {} frames of data.{}", dataset->size(), options.split);
-  const std::optional<ValidationResult> result = validate(*model, *dataset, validation);
-  if (!result) return;  // another rank's: rank 0 writes
-  if (!options.results_json.empty()) spdlog::info("results {}", options.results_json);
-  if (!options.eval) return;
-  spdlog::info("data.{} ({} frames)\n{}", options.split, result->metrics.num_frames,
-               format_metrics_table(result->metrics));
+void write_metrics_file(const TestOptions& options, const EvaluationMetrics& metrics) {
   const fs::path metrics_file = fs::path(options.work_dir) / ("eval_" + log_timestamp() + ".json");
   std::error_code error;
   fs::create_directories(options.work_dir, error);
@@ -86,25 +85,119 @@ void test(const ConfigNode& config, const EngineOptions& engine, const TestOptio
   json["config"] = options.config_path;
   json["checkpoint"] = options.checkpoint;
   json["split"] = options.split;
-  json["metrics"] = metrics_to_json(result->metrics);
+  json["metrics"] = metrics_to_json(metrics);
   write_file_atomic(metrics_file, json.dump(2) + "\n");
   spdlog::info("metrics {}", metrics_file.string());
+}
+
+struct TestPlan {
+  ConfigNode config;
+  EngineOptions engine;
+  SubmissionMetadata metadata;
+  std::vector<std::string> submission_problems;  // of `metadata`, with --out
+};
+
+void test(const TestPlan& plan, const TestOptions& options, const c10::Device& device,
+          Collective& collective) {
+  const bool main_rank = collective.rank() == 0;
+  setup_logging(fs::path(), main_rank);
+  spdlog::info("{}", environment_report(options.config_path, device,
+                                        {{"world size", std::to_string(collective.world_size())},
+                                         {"rank", std::to_string(collective.rank())},
+                                         {"backend", collective.backend()},
+                                         {"checkpoint", options.checkpoint}}));
+  const std::shared_ptr<const DetectorOptions> model_options =
+      detector_options_from_config(plan.config.at("model"));
+  const std::shared_ptr<DetectorImpl> model =
+      model_from_checkpoint(*model_options, options.checkpoint, device);
+  const std::unique_ptr<OpenLaneV2Dataset> dataset =
+      build_dataset(dataset_spec_from_config(plan.config, options.split), /*seed=*/0);
+  // Before predicting: an unannotated split stops here, naming a frame.
+  std::vector<FrameGroundTruth> ground_truth;
+  if (options.eval && main_rank) {
+    const FrameIndex& index = dataset->index();
+    ground_truth = load_ground_truth(index.data_root(), index.collection_file(), index.split());
+  }
+  PredictionOptions prediction;
+  prediction.workers = plan.engine.workers_per_gpu;
+  prediction.device = device;
+  prediction.collective = &collective;
+  prediction.progress_label = options.split;
+  if (options.use_fp16) {
+    PrecisionSettings fp16;
+    fp16.fp16 = true;
+    fp16.fp16_from_command_line = true;
+    prediction.autocast = resolve_precision(fp16, device).autocast;
+    spdlog::info("predicting under {} autocast", c10::toString(prediction.autocast->dtype));
+  }
+  spdlog::info("testing {} frames of data.{}", dataset->size(), options.split);
+  const std::optional<std::vector<FramePrediction>> predictions =
+      predict_frames(*model, *dataset, prediction);
+  if (!predictions) return;  // another rank's: rank 0 writes
+  if (!options.results_json.empty()) {
+    write_results_file(options.results_json, *predictions, plan.metadata);
+    spdlog::info("results {}", options.results_json);
+  }
+  if (!options.out.empty()) {
+    write_submission_file(options.out, *predictions, plan.metadata);
+    spdlog::info("submission {} ({} frames)", options.out, predictions->size());
+    if (!plan.submission_problems.empty()) {
+      spdlog::warn("{} is not a valid leaderboard submission: {}", options.out,
+                   joined(plan.submission_problems, "; "));
+    }
+  }
+  if (!options.show_dir.empty()) {
+    FigureOptions figures;
+    figures.range = bev_area(model_options->bev_range(), options.config_path + ": model");
+    const auto written =
+        write_frame_figures(dataset->index(), &*predictions,
+                            static_cast<size_t>(options.show_frames), figures, options.show_dir);
+    spdlog::info("{} pictures in {}", written.size(), options.show_dir);
+  }
+  if (!options.eval) return;
+  const EvaluationMetrics metrics = evaluate(ground_truth, *predictions);
+  spdlog::info("data.{} ({} frames)\n{}", options.split, metrics.num_frames,
+               format_metrics_table(metrics));
+  write_metrics_file(options, metrics);
+}
+
+bool is_pickle_name(const std::string& path) {
+  const std::string extension = fs::path(path).extension().string();
+  return extension == ".pkl" || extension == ".pickle";
 }
 
 }  // namespace
 
 int run_test_command(const TestOptions& options) {
-  if (!options.eval && options.results_json.empty()) {
+  if (!options.eval && options.out.empty() && options.results_json.empty() &&
+      options.show_dir.empty()) {
     throw input_error(
-        "test_ds: nothing to do: ask for --eval (score the split) and/or --results-json FILE "
-        "(write the predictions)");
+        "test_ds: nothing to do: ask for --eval (score the split), --out FILE.pkl (write the "
+        "submission), --results-json FILE (write the predictions) and/or --show-dir DIR (draw "
+        "frames)");
   }
-  const ConfigNode config = resolve_test_config(options);
-  const EngineOptions engine = engine_options_from_config(config);
+  if (!options.out.empty() && !is_pickle_name(options.out)) {
+    throw input_error("test_ds --out " + options.out + ": expected a .pkl or .pickle file");
+  }
+  TestPlan plan;
+  plan.config = resolve_test_config(options);
+  plan.engine = engine_options_from_config(plan.config);
+  plan.metadata = submission_metadata(plan.engine, options);
+  if (!options.out.empty()) {
+    plan.submission_problems = submission_metadata_problems(plan.metadata);
+    // The leaderboard's split: a file it would refuse is not written.
+    if (options.split == "test" && !plan.submission_problems.empty()) {
+      throw input_error(
+          "test_ds --out " + options.out +
+          ": the submission's metadata is incomplete: " + joined(plan.submission_problems, "; ") +
+          " (set them in the config's `submission` section or with --method, "
+          "--authors, --e-mail, --institution, --country)");
+    }
+  }
   const LaunchedProcess process =
-      start_launched_process(options.launcher, options.local_rank, options.threads, engine);
+      start_launched_process(options.launcher, options.local_rank, options.threads, plan.engine);
   run_on_rank(*process.collective,
-              [&] { test(config, engine, options, process.device, *process.collective); });
+              [&] { test(plan, options, process.device, *process.collective); });
   install_process_collective(nullptr);
   return 0;
 }

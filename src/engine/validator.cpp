@@ -20,7 +20,7 @@ namespace olv2 {
 namespace {
 
 std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
-                                           const ValidationOptions& options, int64_t rank,
+                                           const PredictionOptions& options, int64_t rank,
                                            int64_t world_size) {
   using Clock = std::chrono::steady_clock;
   DataLoaderOptions loader_options;
@@ -38,6 +38,8 @@ std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2
 
   model.eval();
   torch::NoGradGuard no_grad;
+  std::optional<AutocastGuard> autocast;
+  if (options.autocast) autocast.emplace(options.device.type(), *options.autocast);
   std::vector<FramePrediction> predictions;
   predictions.reserve(static_cast<size_t>(total));
   const auto start = Clock::now();
@@ -53,7 +55,7 @@ std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2
     if (done % report_every == 0 || done == total) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       const double eta = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
-      spdlog::info("val [{}/{}] elapsed {}, eta {}", done, total,
+      spdlog::info("{} [{}/{}] elapsed {}, eta {}", options.progress_label, done, total,
                    python_timedelta(static_cast<int64_t>(elapsed)),
                    python_timedelta(static_cast<int64_t>(eta)));
     }
@@ -82,26 +84,34 @@ std::vector<FramePrediction> gather_on_rank_zero(Collective& collective,
 
 }  // namespace
 
-std::optional<ValidationResult> validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
-                                         const ValidationOptions& options) {
+std::optional<std::vector<FramePrediction>> predict_frames(DetectorImpl& model,
+                                                           const OpenLaneV2Dataset& dataset,
+                                                           const PredictionOptions& options) {
   const int64_t rank = options.collective != nullptr ? options.collective->rank() : 0;
   const int64_t world_size = options.collective != nullptr ? options.collective->world_size() : 1;
   std::vector<FramePrediction> predictions =
       predict_shard(model, dataset, options, rank, world_size);
-  if (world_size > 1) predictions = gather_on_rank_zero(*options.collective, predictions);
+  if (world_size == 1) return predictions;
+  predictions = gather_on_rank_zero(*options.collective, predictions);
   if (rank != 0) return std::nullopt;
+  std::vector<FrameId> frames;
+  for (const FrameKey& key : dataset.index().keys())
+    frames.push_back({key.split, key.segment_id, key.timestamp});
+  return align_to_frames(std::move(predictions), frames, "the gathered predictions");
+}
+
+std::optional<ValidationResult> validate(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
+                                         const ValidationOptions& options) {
+  std::optional<std::vector<FramePrediction>> predictions =
+      predict_frames(model, dataset, options.prediction);
+  if (!predictions) return std::nullopt;
+  if (!options.results_file.empty()) {
+    write_results_file(options.results_file, *predictions, options.metadata);
+  }
   const auto ground_truth = load_ground_truth(
       dataset.index().data_root(), dataset.index().collection_file(), dataset.index().split());
-  if (world_size > 1) {
-    std::vector<FrameId> frames;
-    for (const FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
-    predictions = align_to_frames(std::move(predictions), frames, "the gathered predictions");
-  }
-  if (!options.results_file.empty()) {
-    write_results_file(options.results_file, predictions, options.metadata);
-  }
-  EvaluationMetrics metrics = evaluate(ground_truth, predictions);
-  return ValidationResult{std::move(metrics), std::move(predictions)};
+  EvaluationMetrics metrics = evaluate(ground_truth, *predictions);
+  return ValidationResult{std::move(metrics), std::move(*predictions)};
 }
 
 }  // namespace olv2

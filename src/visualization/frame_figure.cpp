@@ -32,7 +32,12 @@ std::string scores_line(const Frame& frame, const FramePrediction& prediction) {
 std::string counts_line(const FigureContent& content, float threshold) {
   const Frame& frame = *content.frame;
   char line[200];
-  if (content.prediction == nullptr) {
+  if (!frame.has_annotation) {
+    std::snprintf(line, sizeof(line),
+                  "no ground truth (unannotated frame)   predicted (score >= %.2f): %zu lanes, %zu "
+                  "elements",
+                  threshold, content.shown_lanes.size(), content.shown_elements.size());
+  } else if (content.prediction == nullptr) {
     std::snprintf(line, sizeof(line), "ground truth: %zu lanes, %zu traffic elements",
                   frame.num_lanes(), frame.num_traffic_elements());
   } else {
@@ -108,7 +113,7 @@ FrameFigure draw_frame_figure(const Frame& frame, const cv::Mat& front_image,
 
   const std::string id = frame.split + "/" + frame.segment_id + "/" + frame.timestamp;
   drawing::text(image, id, {kGap, 22}, palette::text(), 0.6, 2);
-  if (prediction != nullptr) {
+  if (prediction != nullptr && frame.has_annotation) {
     drawing::text(image, scores_line(frame, *prediction), {kGap + 430, 22}, palette::text(), 0.55);
   }
   drawing::text(image, counts_line(content, options.score_threshold), {kGap, 46}, palette::text(),

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "olv2/data/frame_reader.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "support/json_log_records.h"
+#include "support/python_numpy.h"
 #include "support/rank_processes.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
@@ -23,10 +25,45 @@ std::string dataset_options(const fs::path& root) {
   return "data_root='" + root.string() + "' meta_root='" + root.string() + "'";
 }
 
+// 1 train, 3 val and 3 unannotated test frames.
 fs::path test_ds_dataset() {
-  return test::synthetic_dataset("test_ds_e2e",
-                                 "--frames 4 --val-frames 3 --image-scale 0.0625 --seed 6");
+  return test::synthetic_dataset(
+      "test_ds_e2e", "--frames 4 --val-frames 3 --test-frames 3 --image-scale 0.0625 --seed 6");
 }
+
+// The leaderboard metadata, complete.
+const std::vector<std::string> kSubmissionFlags = {
+    "--method",      "tiny",          "--authors",   "A. Author", "B. Author", "--e-mail",
+    "a@example.org", "--institution", "Example Lab", "--country", "DE"};
+
+std::vector<std::string> with_submission_flags(std::vector<std::string> arguments) {
+  arguments.insert(arguments.end(), kSubmissionFlags.begin(), kSubmissionFlags.end());
+  return arguments;
+}
+
+// Every number of the submission pickle equals the results file's (both float32), under the
+// same frame keys, in the same order, with the same ids.
+const char* const kSameAsResults = R"(
+import json, pickle, sys
+import numpy as np
+submission = pickle.load(open(sys.argv[1], 'rb'))
+results = json.load(open(sys.argv[2]))['results']
+assert [('/'.join(key)) for key in submission['results']] == list(results), list(submission['results'])
+def same(array, values):
+    expected = np.array(values, np.float32).reshape(array.shape)
+    assert array.dtype == np.float32 and np.array_equal(array, expected), (array, values)
+for key, frame in submission['results'].items():
+    mine, theirs = frame['predictions'], results['/'.join(key)]['predictions']
+    for kind in ['lane_centerline', 'traffic_element']:
+        assert len(mine[kind]) == len(theirs[kind])
+        for a, b in zip(mine[kind], theirs[kind]):
+            assert a['id'] == b['id'] and a.get('attribute') == b.get('attribute')
+            same(a['points'], b['points'])
+            assert a['confidence'] == np.float32(b['confidence'])
+    for matrix in ['topology_lclc', 'topology_lcte']:
+        same(mine[matrix], theirs[matrix])
+print('same', len(results))
+)";
 
 fs::path tiny_config() { return test::source_dir() / "configs/tests/tiny.yaml"; }
 
@@ -78,11 +115,17 @@ TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
 
   const fs::path test_dir = test::scratch_dir("test_ds_eval");
   const fs::path results = test_dir / "results.json";
-  const auto tested = test::run_app(
-      "test_ds", test::shell_words(test_arguments({"--eval", "--results-json", results.string(),
-                                                   "--work-dir", test_dir.string()})));
+  const fs::path submission = test_dir / "submission.pkl";
+  const auto tested =
+      test::run_app("test_ds", test::shell_words(test_arguments(with_submission_flags(
+                                   {"--eval", "--results-json", results.string(), "--out",
+                                    submission.string(), "--work-dir", test_dir.string()}))));
   ASSERT_EQ(tested.exit_status, 0) << tested.output;
-  EXPECT_EQ(test::read_file(results), test::read_file(train_dir / "results_epoch_1.json"));
+  // The same predictions; the metadata members differ (the training run's name only its method).
+  EXPECT_EQ(nlohmann::json::parse(test::read_file(results))["results"],
+            nlohmann::json::parse(test::read_file(train_dir / "results_epoch_1.json"))["results"]);
+  EXPECT_EQ(tested.output.find("not a valid leaderboard submission"), std::string::npos)
+      << tested.output;
   const nlohmann::json eval = eval_file_in(test_dir);
   EXPECT_EQ(eval["split"], "val");
   // The log rounds the metrics to 5 digits.
@@ -91,27 +134,153 @@ TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
         << metric;
   }
   EXPECT_NE(tested.output.find("OLS"), std::string::npos) << tested.output;
+
+  // The submission holds the predictions of the results file, and the devkit takes it.
+  const std::string python = test::python_executable("debian");
+  OLV2_REQUIRE_NUMPY(python);
+  const test::CommandResult same =
+      test::run_python(python, kSameAsResults, {submission.string(), results.string()}, test_dir);
+  EXPECT_EQ(same.exit_status, 0) << same.output;
+  EXPECT_NE(same.output.find("same 3"), std::string::npos) << same.output;
+  OLV2_REQUIRE_DEVKIT_SOURCES();
+  const test::CommandResult checked = test::run_devkit_check_results(submission, test_dir);
+  EXPECT_EQ(checked.exit_status, 0) << checked.output;
+  EXPECT_EQ(checked.output.find("Missing key"), std::string::npos) << checked.output;
+  EXPECT_NE(checked.output.find("check_results: valid"), std::string::npos) << checked.output;
 }
 
-// Two ranks predict a shard each and rank 0 gathers them in frame order: the results file of one
-// process, byte for byte (3 frames: rank 1's shard pads with frame 0, written once).
+// The test split's frames carry no annotation: test_ds predicts them into a submission the
+// devkit takes, keyed ('test', segment, timestamp) in collection order, and draws them.
+TEST(TestDs, PredictsAnUnannotatedSplitIntoASubmission) {
+  const fs::path dir = test::scratch_dir("test_ds_unannotated");
+  const fs::path submission = dir / "test.pkl";
+  const auto tested =
+      test::run_app("test_ds", test::shell_words(test_arguments(with_submission_flags(
+                                   {"--split", "test", "--out", submission.string(), "--show-dir",
+                                    (dir / "pictures").string(), "--frames", "2", "--cfg-options",
+                                    "data.test.collection=data_dict_synthetic_test"}))));
+  ASSERT_EQ(tested.exit_status, 0) << tested.output;
+  EXPECT_NE(tested.output.find("testing 3 frames of data.test"), std::string::npos)
+      << tested.output;
+  size_t pictures = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "pictures")) {
+    pictures += entry.path().extension() == ".png" ? 1 : 0;
+  }
+  EXPECT_EQ(pictures, 2u);
+
+  const std::string python = test::python_executable("debian");
+  OLV2_REQUIRE_NUMPY(python);
+  const test::CommandResult keys = test::run_python(python, R"(
+import pickle, sys
+submission = pickle.load(open(sys.argv[1], 'rb'))
+print(' '.join('/'.join(key) for key in submission['results']))
+)",
+                                                    {submission.string()}, dir);
+  ASSERT_EQ(keys.exit_status, 0) << keys.output;
+  std::string expected;
+  for (const FrameKey& key :
+       read_collection(test_ds_dataset() / "data_dict_synthetic.json", "test")) {
+    expected +=
+        (expected.empty() ? "" : " ") + key.split + "/" + key.segment_id + "/" + key.timestamp;
+  }
+  EXPECT_EQ(keys.output, expected + "\n");
+  OLV2_REQUIRE_DEVKIT_SOURCES();
+  const test::CommandResult checked = test::run_devkit_check_results(submission, dir);
+  EXPECT_EQ(checked.exit_status, 0) << checked.output;
+  EXPECT_EQ(checked.output.find("Missing key"), std::string::npos) << checked.output;
+  EXPECT_NE(checked.output.find("check_results: valid"), std::string::npos) << checked.output;
+}
+
+// Scoring needs the annotation: --eval on the test split stops before predicting, naming a
+// frame; so does a leaderboard submission without its metadata, writing nothing.
+TEST(TestDs, AnUnannotatedSplitCannotBeScoredNorSubmittedWithoutMetadata) {
+  const fs::path dir = test::scratch_dir("test_ds_refused");
+  const auto eval = test::run_app(
+      "test_ds", test::shell_words(test_arguments(
+                     {"--split", "test", "--eval", "--work-dir", dir.string(), "--cfg-options",
+                      "data.test.collection=data_dict_synthetic_test"})));
+  EXPECT_EQ(eval.exit_status, 2) << eval.output;
+  EXPECT_NE(eval.output.find("frame test/20000/"), std::string::npos) << eval.output;
+  EXPECT_NE(eval.output.find("no `annotation`"), std::string::npos) << eval.output;
+  EXPECT_EQ(eval.output.find("testing 3 frames"), std::string::npos) << eval.output;
+
+  const auto incomplete = test::run_app(
+      "test_ds", test::shell_words(test_arguments(
+                     {"--split", "test", "--out", (dir / "test.pkl").string(), "--method", "tiny",
+                      "--cfg-options", "data.test.collection=data_dict_synthetic_test"})));
+  EXPECT_EQ(incomplete.exit_status, 2) << incomplete.output;
+  for (const char* member : {"`authors`: missing", "`e-mail`: missing",
+                             "`institution / company`: missing", "`country / region`: missing"}) {
+    EXPECT_NE(incomplete.output.find(member), std::string::npos) << member << incomplete.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "test.pkl"));
+
+  const auto not_a_pickle = test::run_app(
+      "test_ds", test::shell_words(test_arguments({"--out", (dir / "test.json").string()})));
+  EXPECT_EQ(not_a_pickle.exit_status, 2) << not_a_pickle.output;
+  EXPECT_NE(not_a_pickle.output.find("expected a .pkl or .pickle file"), std::string::npos)
+      << not_a_pickle.output;
+}
+
+// Training reads annotation: a training split with an unannotated frame stops, naming it.
+TEST(TestDs, TrainingOnAnUnannotatedSplitNamesTheFrame) {
+  const fs::path dir = test::scratch_dir("test_ds_train_unannotated");
+  const auto trained =
+      test::run_app("train_ds", tiny_config().string() + " --work-dir '" + dir.string() +
+                                    "' --no-validate --cfg-options runner.max_epochs=1 " +
+                                    dataset_options(test_ds_dataset()) +
+                                    " data.train.collection=data_dict_synthetic_test");
+  EXPECT_EQ(trained.exit_status, 2) << trained.output;
+  EXPECT_NE(trained.output.find("frame test/20000/info/"), std::string::npos) << trained.output;
+  EXPECT_NE(trained.output.find("no `annotation`, but this pipeline collects gt_lc"),
+            std::string::npos)
+      << trained.output;
+}
+
+// --use-fp16 predicts under autocast (bf16 on the CPU): the same frames, other numbers.
+TEST(TestDs, UseFp16PredictsUnderAutocast) {
+  const fs::path dir = test::scratch_dir("test_ds_fp16");
+  const auto fp32 = test::run_app(
+      "test_ds",
+      test::shell_words(test_arguments({"--results-json", (dir / "fp32.json").string()})));
+  ASSERT_EQ(fp32.exit_status, 0) << fp32.output;
+  const auto fp16 = test::run_app(
+      "test_ds",
+      test::shell_words(test_arguments({"--use-fp16", "--eval", "--work-dir", dir.string(),
+                                        "--results-json", (dir / "fp16.json").string()})));
+  ASSERT_EQ(fp16.exit_status, 0) << fp16.output;
+  EXPECT_NE(fp16.output.find("predicting under BFloat16 autocast"), std::string::npos)
+      << fp16.output;
+  const nlohmann::json low = nlohmann::json::parse(test::read_file(dir / "fp16.json"));
+  const nlohmann::json full = nlohmann::json::parse(test::read_file(dir / "fp32.json"));
+  ASSERT_EQ(low["results"].size(), full["results"].size());
+  EXPECT_NE(low["results"], full["results"]);
+  EXPECT_NE(eval_file_in(dir)["metrics"]["OLS"], nullptr);
+}
+
+// Two ranks predict a shard each and rank 0 gathers them in frame order: the results file and
+// the submission of one process, byte for byte (3 frames: rank 1's shard pads with frame 0, written
+// once).
 TEST(TestDs, TwoRanksWriteTheResultsOfOneProcess) {
   const fs::path dir = test::scratch_dir("test_ds_two_ranks");
   fs::create_directories(dir);
   const auto one = test::run_app(
       "test_ds",
-      test::shell_words(test_arguments({"--results-json", (dir / "one.json").string()})));
+      test::shell_words(test_arguments(with_submission_flags(
+          {"--results-json", (dir / "one.json").string(), "--out", (dir / "one.pkl").string()}))));
   ASSERT_EQ(one.exit_status, 0) << one.output;
   test::RankLaunch launch;
   launch.command = test::app_command(
       "test_ds",
-      test_arguments({"--results-json", (dir / "two.json").string(), "--launcher", "pytorch"}));
+      test_arguments(with_submission_flags({"--results-json", (dir / "two.json").string(), "--out",
+                                            (dir / "two.pkl").string(), "--launcher", "pytorch"})));
   test::RankProcesses ranks(launch);
   const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(120));
   ASSERT_EQ(results.size(), 2u);
   for (const test::RankResult& rank : results) EXPECT_EQ(rank.exit_status, 0) << rank.output;
   EXPECT_NE(results[0].output.find("world size: 2"), std::string::npos) << results[0].output;
   EXPECT_EQ(test::read_file(dir / "two.json"), test::read_file(dir / "one.json"));
+  EXPECT_EQ(test::read_file(dir / "two.pkl"), test::read_file(dir / "one.pkl"));
 }
 
 TEST(TestDs, WithoutEvalOrAnOutputItIsABadInvocation) {

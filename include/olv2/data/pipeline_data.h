@@ -52,7 +52,8 @@ struct PipelineData {
   std::vector<std::array<double, 9>> cam2imgs;  // K
   std::array<double, 18> can_bus{};
 
-  // Ground truth (get_ann_info), before formatting.
+  // Ground truth (get_ann_info), before formatting; none for a frame without `annotation`.
+  bool annotated = false;
   int64_t num_lanes = 0;
   int64_t lane_points = 0;   // P, or 15 after CustomParameterizeLane
   std::vector<float> gt_lc;  // [num_lanes, lane_points, 3] (or [num_lanes, 15])

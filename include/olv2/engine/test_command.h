@@ -7,9 +7,14 @@ namespace olv2 {
 // `_base_` files and --cfg-options, checked against the training schema), builds the model of
 // `model` with the checkpoint's weights (strict: every parameter and buffer), predicts every
 // frame of `data.<split>` with its pipeline (sharded over the ranks and gathered on rank 0 in
-// frame order, as validation is), then on rank 0 writes the results file (`results_json`) and,
-// with `eval`, logs the official metrics and writes them to `<work_dir>/eval_<timestamp>.json`.
-// Asking for neither is a bad invocation.
+// frame order, as validation is; frames need no annotation), then on rank 0 writes what was
+// asked for: the leaderboard submission pickle (`out`, with the config's `submission` metadata
+// and the command line's in its place; on the test split incomplete metadata is refused before
+// anything runs, elsewhere a warning), the results file (`results_json`), pictures of the first
+// frames (`show_dir`), and with `eval` the official metrics, logged and written to
+// `<work_dir>/eval_<timestamp>.json` (the annotation is read before predicting, so an
+// unannotated split stops at once, naming a frame). Asking for none of these is a bad
+// invocation.
 int run_test_command(const TestOptions& options);
 
 }  // namespace olv2

@@ -71,7 +71,7 @@ std::string synthetic_image_path(const SyntheticFrameId& id, const std::string& 
 
 std::string synthetic_frame_json(const SyntheticFrameId& id,
                                  const std::vector<SyntheticCamera>& cameras,
-                                 const SyntheticScene& scene) {
+                                 const SyntheticScene& scene, bool annotated) {
   Json frame = Json::object();
   frame["version"] = "v1.0";
   frame["segment_id"] = id.segment_id;
@@ -80,7 +80,7 @@ std::string synthetic_frame_json(const SyntheticFrameId& id,
   frame["sensor"] = sensor_json(id, cameras);
   frame["pose"] = {{"rotation", matrix_json(scene.pose_rotation)},
                    {"translation", vector_json(scene.pose_translation)}};
-  frame["annotation"] = annotation_json(scene);
+  if (annotated) frame["annotation"] = annotation_json(scene);
   return frame.dump();
 }
 

@@ -38,6 +38,10 @@ void validate(const SyntheticDataOptions& options) {
     throw input_error("--val-frames " + std::to_string(options.val_frames) + ": expected 0.." +
                       std::to_string(options.frames) + " (at most --frames)");
   }
+  if (options.test_frames < 0) {
+    throw input_error("--test-frames " + std::to_string(options.test_frames) +
+                      ": expected 0 or more");
+  }
   if (!(options.image_scale > 0.0 && options.image_scale <= 1.0)) {
     throw input_error("--image-scale " + std::to_string(options.image_scale) +
                       ": expected a value in (0, 1]");
@@ -74,6 +78,7 @@ struct SplitPlan {
   std::string name;
   int64_t frames = 0;
   int64_t first_segment = 0;  // segment ids count up from here
+  bool annotated = true;
 };
 
 class Writer {
@@ -87,7 +92,7 @@ class Writer {
     for (int64_t begin = 0; begin < plan.frames; begin += options_.frames_per_segment) {
       const int64_t segment = plan.first_segment + begin / options_.frames_per_segment;
       const int64_t count = std::min(options_.frames_per_segment, plan.frames - begin);
-      segments[segment_name(segment)] = write_segment(plan.name, segment, count);
+      segments[segment_name(segment)] = write_segment(plan, segment, count);
     }
     return segments;
   }
@@ -95,7 +100,7 @@ class Writer {
   SyntheticDataSummary& summary() { return summary_; }
 
  private:
-  nlohmann::ordered_json write_segment(const std::string& split, int64_t segment, int64_t count) {
+  nlohmann::ordered_json write_segment(const SplitPlan& plan, int64_t segment, int64_t count) {
     const auto segment_key = static_cast<uint64_t>(segment);
     SceneRng rig_rng({options_.seed, kRigStream, segment_key});
     const std::vector<SyntheticCamera> cameras = make_camera_rig(options_.image_scale, rig_rng);
@@ -106,13 +111,13 @@ class Writer {
     ++summary_.segments;
     for (int64_t frame = 0; frame < count; ++frame) {
       const SyntheticFrameId id{
-          split, segment_name(segment),
+          plan.name, segment_name(segment),
           kFirstTimestamp + segment * kSegmentSpacing + frame * kFrameSpacing};
       const auto frame_key = static_cast<uint64_t>(frame);
       SceneRng frame_rng({options_.seed, kFrameStream, segment_key, frame_key});
       const SyntheticScene scene =
           make_scene(layout, static_cast<int>(frame), cameras.front(), frame_rng);
-      write_frame(id, cameras, scene,
+      write_frame(id, cameras, scene, plan.annotated,
                   SceneRng({options_.seed, kNoiseStream, segment_key, frame_key}).bits());
       files.push_back(std::to_string(id.timestamp) + ".json");
       summary_.lanes += static_cast<int64_t>(scene.lanes.size());
@@ -122,11 +127,11 @@ class Writer {
   }
 
   void write_frame(const SyntheticFrameId& id, const std::vector<SyntheticCamera>& cameras,
-                   const SyntheticScene& scene, uint64_t noise_seed) {
+                   const SyntheticScene& scene, bool annotated, uint64_t noise_seed) {
     const fs::path info_dir = options_.out / id.split / id.segment_id / "info";
     make_directories(info_dir);
     write_text(info_dir / (std::to_string(id.timestamp) + ".json"),
-               synthetic_frame_json(id, cameras, scene));
+               synthetic_frame_json(id, cameras, scene, annotated));
     if (!options_.write_images) {
       return;
     }
@@ -152,9 +157,11 @@ SyntheticDataSummary make_synthetic_data(const SyntheticDataOptions& options) {
   validate(options);
   make_directories(options.out);
   const int64_t train_frames = options.frames - options.val_frames;
-  // Val segments are numbered from 10000, as the real val logs follow the train
-  // ones.
-  const SplitPlan plans[] = {{"train", train_frames, 0}, {"val", options.val_frames, 10000}};
+  // Val segments are numbered from 10000 and test segments from 20000, as the real val and
+  // test logs follow the train ones.
+  std::vector<SplitPlan> plans = {{"train", train_frames, 0, true},
+                                  {"val", options.val_frames, 10000, true}};
+  if (options.test_frames > 0) plans.push_back({"test", options.test_frames, 20000, false});
 
   Writer writer(options);
   nlohmann::ordered_json collection = nlohmann::ordered_json::object();
@@ -165,6 +172,7 @@ SyntheticDataSummary make_synthetic_data(const SyntheticDataOptions& options) {
   summary.collection_file = options.out / "data_dict_synthetic.json";
   summary.train_frames = train_frames;
   summary.val_frames = options.val_frames;
+  summary.test_frames = options.test_frames;
   write_text(summary.collection_file, collection.dump(1) + "\n");
   return summary;
 }

@@ -56,6 +56,15 @@ bool Collect::keeps(const std::string& key) const {
 void Collect::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   if (!data.formatted)
     throw input_error("pipeline: Collect must come after CustomDefaultFormatBundle");
+  if (!data.annotated) {
+    for (size_t i = 1; i < kKeys.size(); ++i) {
+      if (keeps(kKeys[i])) {
+        throw input_error("frame " + data.frame_name + ": no `annotation`, but this pipeline " +
+                          "collects " + kKeys[i] +
+                          " (training needs annotated frames; test_ds predicts unannotated ones)");
+      }
+    }
+  }
   Sample& s = data.sample;
   if (!keeps("img")) s.img = at::Tensor();
   at::Tensor* gt[] = {&s.gt_lc,        &s.gt_lc_labels,     &s.gt_te,

@@ -34,10 +34,10 @@ void EvaluationHook::after_epoch(TrainContext& context) {
 
 void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   ValidationOptions options;
-  options.workers = workers_;
-  options.device = context.device;
+  options.prediction.workers = workers_;
+  options.prediction.device = context.device;
+  options.prediction.collective = context.collective;
   options.results_file = results_file_of(work_dir_, epochs_done);
-  options.collective = context.collective;
   options.metadata = options_.submission;
   spdlog::info("validating {} frames (epoch {})", dataset_.size(), epochs_done);
   const std::optional<ValidationResult> result = validate(*context.model, dataset_, options);

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "olv2/util/autocast_guard.h"
+
 namespace olv2 {
 namespace {
 
@@ -29,6 +31,8 @@ at::Tensor bernstein_weights(int64_t num_control) {
 
 std::vector<FramePrediction> frame_predictions(const Batch& batch,
                                                const std::vector<FrameTestOutputs>& outputs) {
+  // The formatting is float32 on the CPU whatever autocast the forward ran under.
+  const AutocastGuard float32(c10::DeviceType::CPU, AutocastState{});
   std::vector<FramePrediction> predictions;
   for (size_t b = 0; b < outputs.size(); ++b) {
     const FrameTestOutputs& r = outputs[b];

@@ -101,6 +101,31 @@ TEST(SyntheticData, CollectionSplitsFramesIntoTrainAndValSegments) {
   EXPECT_FALSE(fs::exists(root / "train" / train.front().segment_id / "image"));
 }
 
+// --test-frames adds a `test` split after the others whose frames carry no `annotation`, as
+// the real test split's: the reader takes them, unannotated.
+TEST(SyntheticData, TestFramesFormAnUnannotatedSplit) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_test_split");
+  SyntheticDataOptions options = small_options(root);
+  options.frames = 4;
+  options.val_frames = 2;
+  options.test_frames = 3;
+  options.write_images = false;
+  const auto summary = olv2::synthetic::make_synthetic_data(options);
+  EXPECT_EQ(summary.test_frames, 3);
+  EXPECT_EQ(olv2::read_collection_splits(summary.collection_file),
+            (std::vector<std::string>{"train", "val", "test"}));
+  const olv2::FrameIndex test(root, summary.collection_file, "test");
+  ASSERT_EQ(test.size(), 3u);
+  EXPECT_EQ(test.key(0).segment_id, "20000");
+  for (size_t i = 0; i < test.size(); ++i) {
+    const std::string text = olv2::test::read_file(olv2::frame_info_path(root, test.key(i)));
+    EXPECT_EQ(text.find("annotation"), std::string::npos) << text.substr(0, 200);
+    EXPECT_FALSE(test.load(i).has_annotation);
+  }
+  const olv2::FrameIndex val(root, summary.collection_file, "val");
+  EXPECT_TRUE(val.load(0).has_annotation);
+}
+
 // Every frame loads through the reader with 201-point centerlines, consistent topology and the
 // real camera layout, and nothing is logged as a warning.
 TEST(SyntheticData, EveryFramePassesTheReaderWithoutWarnings) {

@@ -20,9 +20,9 @@ struct SyntheticFrameId {
 std::string synthetic_image_path(const SyntheticFrameId& id, const std::string& camera_name);
 
 // The frame's info JSON in the OpenLane-V2 subset A layout and key order (spec
-// §1.2).
+// §1.2); without `annotation` when not `annotated`, as the test split's frames.
 std::string synthetic_frame_json(const SyntheticFrameId& id,
                                  const std::vector<SyntheticCamera>& cameras,
-                                 const SyntheticScene& scene);
+                                 const SyntheticScene& scene, bool annotated = true);
 
 }  // namespace olv2::synthetic

@@ -8,6 +8,7 @@ struct SyntheticDataOptions {
   std::filesystem::path out;  // becomes the data_root of a config
   int64_t frames = 96;        // in all
   int64_t val_frames = 16;    // of `frames`, in the val split
+  int64_t test_frames = 0;    // more frames, without annotation, in a `test` split (0: none)
   uint64_t seed = 0;
   double image_scale = 0.125;  // image size relative to the real Argoverse 2 cameras
   bool write_images = true;    // false: annotations only
@@ -18,6 +19,7 @@ struct SyntheticDataSummary {
   std::filesystem::path collection_file;  // out/data_dict_synthetic.json
   int64_t train_frames = 0;
   int64_t val_frames = 0;
+  int64_t test_frames = 0;
   int64_t segments = 0;
   int64_t lanes = 0;
   int64_t traffic_elements = 0;
@@ -25,8 +27,8 @@ struct SyntheticDataSummary {
 };
 
 // Writes a small OpenLane-V2 subset-A-format dataset under options.out: the
-// collection `data_dict_synthetic.json` (splits train, val) and per frame its
-// info JSON and 7 camera JPEGs. Everything derives from options.seed. Bad
+// collection `data_dict_synthetic.json` (splits train, val, and test when asked for) and per
+// frame its info JSON and 7 camera JPEGs. Everything derives from options.seed. Bad
 // options are input errors; files that cannot be written are runtime errors
 // naming the path.
 SyntheticDataSummary make_synthetic_data(const SyntheticDataOptions& options);
