@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   olv2::synthetic::SyntheticDataOptions options;
   CLI::App app{
-      "Writes a synthetic OpenLane-V2 (subset A format) dataset: "
+      "Writes a synthetic OpenLane-V2 dataset (subset A or B format): "
       "collection, frame "
       "JSONs and camera images."};
   std::string out;
@@ -30,12 +30,18 @@ int main(int argc, char** argv) {
                  "Image size relative to the real cameras (front 1550x2048, "
                  "others 2048x1550)")
       ->capture_default_str();
+  std::string subset = "A";
+  app.add_option("--subset", subset,
+                 "A: the 7 Argoverse 2 cameras; B: the 6 nuScenes cameras (1600x900)")
+      ->check(CLI::IsMember({"A", "B"}))
+      ->capture_default_str();
   bool no_images = false;
   app.add_flag("--no-images", no_images, "Write annotations only");
   if (const auto status = olv2::parse_command_line(app, "make_synthetic_data", argc, argv))
     return *status;
   options.out = out;
   options.write_images = !no_images;
+  options.subset = subset == "B" ? olv2::Subset::kB : olv2::Subset::kA;
   return olv2::guarded_main("make_synthetic_data", [&] {
     const auto start = std::chrono::steady_clock::now();
     const auto summary = olv2::synthetic::make_synthetic_data(options);

@@ -6,7 +6,8 @@ namespace olv2 {
 
 Schema dataset_schema() {
   return Schema::map()
-      .optional("type", Schema::string().choices({"OpenLaneV2SubsetADataset"}))
+      .optional("type",
+                Schema::string().choices({"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset"}))
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
       .required("collection", Schema::string())

@@ -7,13 +7,20 @@ namespace olv2 {
 DatasetSpec dataset_spec_from_config(const ConfigNode& root, const std::string& split_key) {
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
+  const std::string type = root.at("data").at(split_key).get<std::string>("type", "");
+  if (type == "OpenLaneV2SubsetADataset") spec.subset = Subset::kA;
+  if (type == "OpenLaneV2SubsetBDataset") spec.subset = Subset::kB;
   spec.pipeline = build_pipeline(root.at("data").at(split_key).at("pipeline"));
   spec.skip_bad_frames = root.at("data").get<bool>("skip_bad_frames", false);
   return spec;
 }
 
 std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64_t seed) {
-  FrameIndex index(spec.location.data_root, spec.location.collection_file, spec.location.split);
+  FrameReadOptions read_options;
+  read_options.point_interval = default_point_interval(spec.location.split);
+  read_options.subset = spec.subset;
+  FrameIndex index(spec.location.data_root, spec.location.collection_file, spec.location.split,
+                   read_options);
   DatasetOptions options;
   options.seed = seed;
   options.skip_bad_frames = spec.skip_bad_frames;

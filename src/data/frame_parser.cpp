@@ -18,32 +18,51 @@ using Json = nlohmann::ordered_json;
 // orthonormal, and the pipeline takes the transpose of a rotation for its inverse.
 constexpr double kRotationTolerance = 1e-3;
 
-std::string camera_list() {
+std::string camera_list(Subset subset) {
   std::string list;
-  for (const char* name : kCameraNames) list += (list.empty() ? "" : ", ") + std::string(name);
+  for (const std::string& name : subset_camera_names(subset))
+    list += (list.empty() ? "" : ", ") + name;
   return list;
 }
 
-// `sensor` holds exactly the OpenLane-V2 cameras, the front view first (duplicates are caught
-// by the strict JSON parse).
-void check_camera_set(const JsonField& sensor) {
-  if (!sensor.json().is_object()) {
-    sensor.fail("expected an object of the cameras " + camera_list() + ", got " +
-                sensor.json().type_name());
-  }
-  for (const auto& [name, value] : sensor.json().items()) {
-    if (std::find(kCameraNames.begin(), kCameraNames.end(), name) == kCameraNames.end())
-      sensor.at(name).fail("unknown camera, expected one of " + camera_list());
-  }
-  for (const char* name : kCameraNames) {
-    if (!sensor.has(name))
-      sensor.fail("camera `" + std::string(name) + "` missing, expected " + camera_list());
+std::string both_camera_sets() {
+  return "the 7 cameras of subset A (" + camera_list(Subset::kA) + ") or the 6 of subset B (" +
+         camera_list(Subset::kB) + ")";
+}
+
+bool names_a_camera_of(Subset subset, const std::string& name) {
+  const std::vector<std::string> names = subset_camera_names(subset);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// `sensor` holds exactly the cameras of one subset, the front view first (duplicates are caught
+// by the strict JSON parse). Returns that subset.
+Subset check_camera_set(const JsonField& sensor) {
+  if (!sensor.json().is_object() || sensor.json().empty()) {
+    sensor.fail("expected an object of " + both_camera_sets() + ", got " +
+                (sensor.json().is_object() ? std::string("none") : sensor.json().type_name()));
   }
   const std::string first = sensor.json().begin().key();
-  if (first != kCameraNames[0]) {
-    sensor.fail("the first camera is " + first + ", expected " + kCameraNames[0] +
+  const Subset subset = names_a_camera_of(Subset::kB, first) ? Subset::kB : Subset::kA;
+  for (const auto& [name, value] : sensor.json().items()) {
+    if (!names_a_camera_of(subset, name)) {
+      const bool other = names_a_camera_of(subset == Subset::kA ? Subset::kB : Subset::kA, name);
+      sensor.at(name).fail(std::string(other ? "a camera of the other subset" : "unknown camera") +
+                           ", expected " + both_camera_sets() + ", not a mix");
+    }
+  }
+  for (const std::string& name : subset_camera_names(subset)) {
+    if (!sensor.has(name)) {
+      sensor.fail("camera `" + name + "` missing, expected the cameras of subset " +
+                  subset_name(subset) + ": " + camera_list(subset));
+    }
+  }
+  const std::string front = subset_camera_names(subset).front();
+  if (first != front) {
+    sensor.fail("the first camera is " + first + ", expected " + front +
                 " (camera 0 is the front view)");
   }
+  return subset;
 }
 
 // Image paths are relative to data_root and must stay inside it.
@@ -201,7 +220,11 @@ Frame parse_frame(const std::string& json_text, const std::string& source, const
   frame.timestamp = key.timestamp;
 
   const JsonField sensor = top.at("sensor");
-  check_camera_set(sensor);
+  frame.subset = check_camera_set(sensor);
+  if (options.subset && *options.subset != frame.subset) {
+    sensor.fail(std::string("the cameras of subset ") + subset_name(frame.subset) +
+                ", but the dataset is of subset " + subset_name(*options.subset) + " (its `type`)");
+  }
   for (const auto& [name, value] : sensor.json().items())
     frame.cameras.push_back(parse_camera(sensor.at(name), name));
   const JsonField pose = top.at("pose");

@@ -109,7 +109,7 @@ FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path co
 FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
                        const std::string& split)
     : FrameIndex(std::move(data_root), std::move(collection_file), split,
-                 FrameReadOptions{default_point_interval(split)}) {}
+                 FrameReadOptions{default_point_interval(split), std::nullopt}) {}
 
 Frame FrameIndex::load(size_t index) const {
   if (index >= keys_.size()) {
@@ -124,7 +124,16 @@ Frame FrameIndex::load(size_t index) const {
                       "/" + key.segment_id + "/" + key.timestamp + ".json, but " + path.string() +
                       " does not exist");
   }
-  return read_frame(data_root_, key, options_);
+  Frame frame = read_frame(data_root_, key, options_);
+  int first = kNoSubsetYet;
+  const int subset = static_cast<int>(frame.subset);
+  if (!subset_->compare_exchange_strong(first, subset) && first != subset) {
+    throw input_error("frame " + path.string() + ": the cameras of subset " +
+                      subset_name(frame.subset) + ", but other frames of split `" + split_ +
+                      "` of collection " + collection_file_.string() + " are of subset " +
+                      subset_name(static_cast<Subset>(first)) + ": a collection holds one subset");
+  }
+  return frame;
 }
 
 }  // namespace olv2

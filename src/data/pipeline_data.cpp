@@ -83,9 +83,10 @@ PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root
   data.scene_token = frame.segment_id;
   data.sample_idx = frame.timestamp;
   data.data_root = data_root;
-  if (frame.cameras.empty() || frame.cameras[0].name != "ring_front_center") {
+  const std::string front = subset_camera_names(frame.subset).front();
+  if (frame.cameras.empty() || frame.cameras[0].name != front) {
     throw input_error("frame " + data.frame_name + ": the first camera of `sensor` must be " +
-                      "ring_front_center, got " +
+                      front + ", got " +
                       (frame.cameras.empty() ? std::string("none") : frame.cameras[0].name));
   }
   for (const CameraInfo& camera : frame.cameras) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "olv2/config/config_node.h"
@@ -11,9 +12,11 @@
 namespace olv2 {
 
 // One split's dataset as a validated config describes it, read once: where it is
-// (dataset_location.h), its own `pipeline` list, built, and `data.skip_bad_frames`.
+// (dataset_location.h), the subset its `type` names, its own `pipeline` list, built, and
+// `data.skip_bad_frames`.
 struct DatasetSpec {
   DatasetLocation location;
+  std::optional<Subset> subset;  // the `type`'s (OpenLaneV2SubsetADataset or ...BDataset)
   Pipeline pipeline;
   bool skip_bad_frames = false;
 };

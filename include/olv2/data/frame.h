@@ -6,10 +6,23 @@
 
 namespace olv2 {
 
-// The cameras of every OpenLane-V2 (subset A) frame, in file order; camera 0 is the front view.
-inline constexpr std::array<const char*, 7> kCameraNames = {
+// The two subsets of OpenLane-V2, told apart by their cameras.
+enum class Subset { kA, kB };
+
+// The cameras of a subset's frames, in file order; camera 0 is the front view. Subset A: the
+// 7 Argoverse 2 ring cameras. Subset B: the 6 nuScenes cameras, in the order of TopoNet's
+// subset-B dataset (its CAMS).
+inline constexpr std::array<const char*, 7> kSubsetACameraNames = {
     "ring_front_center", "ring_front_left", "ring_front_right", "ring_rear_left",
     "ring_rear_right",   "ring_side_left",  "ring_side_right"};
+inline constexpr std::array<const char*, 6> kSubsetBCameraNames = {
+    "CAM_FRONT", "CAM_FRONT_RIGHT", "CAM_FRONT_LEFT",
+    "CAM_BACK",  "CAM_BACK_LEFT",   "CAM_BACK_RIGHT"};
+
+// "A" or "B".
+const char* subset_name(Subset subset);
+// kSubsetACameraNames or kSubsetBCameraNames.
+std::vector<std::string> subset_camera_names(Subset subset);
 
 // Traffic element classes (`attribute`), by index (spec/evaluation.md §1.1).
 inline constexpr std::array<const char*, 13> kTrafficElementAttributeNames = {
@@ -21,7 +34,7 @@ inline constexpr int64_t kTrafficElementClasses = kTrafficElementAttributeNames.
 // One camera of a frame, as written in the frame's `sensor` map (file order;
 // camera 0 is the front view). Matrices are row-major.
 struct CameraInfo {
-  std::string name;           // e.g. "ring_front_center"
+  std::string name;           // e.g. "ring_front_center" or "CAM_FRONT"
   std::string image_path;     // relative to data_root, as written in the frame JSON
   std::array<double, 9> K{};  // 3x3 pinhole matrix of the original image
   std::array<double, 9> R{};  // 3x3 camera->ego rotation (p_ego = R p_cam + t)
@@ -59,6 +72,7 @@ struct Frame {
   std::string segment_id;  // "scene_token" of the original
   std::string timestamp;   // "sample_idx" of the original (string, no ".json")
 
+  Subset subset = Subset::kA;       // which the cameras say
   std::vector<CameraInfo> cameras;  // file order
   Pose pose;
 

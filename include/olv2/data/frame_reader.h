@@ -1,6 +1,9 @@
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,12 +37,15 @@ std::filesystem::path frame_info_path(const std::filesystem::path& data_root, co
 
 struct FrameReadOptions {
   int point_interval = 1;  // keep centerline points 0, k, 2k, ... (the last one when k divides)
+  std::optional<Subset>
+      subset;  // the subset the frames must be of (a dataset's `type`); none: either
 };
 
 // Parses one frame JSON text; `source` names the file in errors. Unknown keys
 // are ignored. Input errors, each naming `source`, the key path and what was
 // expected: malformed JSON or a key written twice; missing or ill-typed keys;
-// a camera set other than the 7 of kCameraNames with ring_front_center first;
+// a camera set other than subset A's 7 or subset B's 6 (frame.h), the front view first, or of
+// another subset than options.subset;
 // matrices of the wrong size, rotations that are not orthonormal, intrinsics
 // that are not pinhole matrices; non-finite numbers (also after conversion to
 // float32); centerlines of fewer than 2 or of unequal point counts; traffic
@@ -55,7 +61,9 @@ Frame read_frame(const std::filesystem::path& data_root, const FrameKey& key,
 // The frames of one split of a collection. Construction reads only the
 // collection (a 27k-frame dataset indexes in milliseconds); frames are parsed
 // on demand by load(), which is thread-safe. Errors for a frame the collection
-// lists but the disk lacks name both files.
+// lists but the disk lacks name both files. One split holds frames of one
+// subset: a frame whose cameras are of the other subset than the first frame
+// loaded is an input error naming it and both subsets.
 class FrameIndex {
  public:
   FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
@@ -80,6 +88,9 @@ class FrameIndex {
   std::string split_;
   FrameReadOptions options_;
   std::vector<FrameKey> keys_;
+  // The subset of the first frame loaded (kNoSubsetYet before); shared by copies.
+  static constexpr int kNoSubsetYet = -1;
+  std::shared_ptr<std::atomic<int>> subset_ = std::make_shared<std::atomic<int>>(kNoSubsetYet);
 };
 
 }  // namespace olv2

@@ -9,29 +9,40 @@ namespace olv2::synthetic {
 
 namespace {
 
-// Nominal Argoverse 2 ring: optical-axis yaw (degrees, ego frame, left
-// positive), downward pitch (degrees), position (metres) and focal length of
-// the full-size image.
+// Nominal camera of a rig: optical-axis yaw (degrees, ego frame, left positive), downward pitch
+// (degrees), position (metres), focal length and size (pixels) of the full-size image.
 struct NominalCamera {
   const char* name;
   double yaw_deg;
   double pitch_deg;
   cv::Vec3d position;
   double focal;
+  int width;
+  int height;
 };
 
-const NominalCamera kNominalRing[] = {
-    {"ring_front_center", 0.0, 1.5, {1.63, 0.0, 1.42}, 1773.0},
-    {"ring_front_left", 45.0, 1.0, {1.55, 0.26, 1.42}, 1686.0},
-    {"ring_front_right", -45.0, 1.0, {1.55, -0.26, 1.42}, 1686.0},
-    {"ring_rear_left", 153.0, 0.8, {-0.20, 0.43, 1.42}, 1686.0},
-    {"ring_rear_right", -153.0, 0.8, {-0.20, -0.43, 1.42}, 1686.0},
-    {"ring_side_left", 99.0, 1.0, {1.19, 0.51, 1.42}, 1686.0},
-    {"ring_side_right", -99.0, 1.0, {1.19, -0.51, 1.42}, 1686.0},
+// Argoverse 2 (subset A): the front image is portrait, 1550 wide x 2048 high, the others
+// 2048 x 1550.
+const NominalCamera kArgoverseRing[] = {
+    {"ring_front_center", 0.0, 1.5, {1.63, 0.0, 1.42}, 1773.0, 1550, 2048},
+    {"ring_front_left", 45.0, 1.0, {1.55, 0.26, 1.42}, 1686.0, 2048, 1550},
+    {"ring_front_right", -45.0, 1.0, {1.55, -0.26, 1.42}, 1686.0, 2048, 1550},
+    {"ring_rear_left", 153.0, 0.8, {-0.20, 0.43, 1.42}, 1686.0, 2048, 1550},
+    {"ring_rear_right", -153.0, 0.8, {-0.20, -0.43, 1.42}, 1686.0, 2048, 1550},
+    {"ring_side_left", 99.0, 1.0, {1.19, 0.51, 1.42}, 1686.0, 2048, 1550},
+    {"ring_side_right", -99.0, 1.0, {1.19, -0.51, 1.42}, 1686.0, 2048, 1550},
 };
 
-constexpr int kPortraitWidth = 1550;   // real front image: 1550 wide x 2048 high
-constexpr int kLandscapeWidth = 2048;  // real other images: 2048 wide x 1550 high
+// nuScenes (subset B): six 1600 x 900 cameras, the rear one wider.
+const NominalCamera kNuScenesRing[] = {
+    {"CAM_FRONT", 0.0, 0.5, {1.70, 0.02, 1.51}, 1266.0, 1600, 900},
+    {"CAM_FRONT_RIGHT", -55.0, 0.5, {1.55, -0.49, 1.50}, 1260.0, 1600, 900},
+    {"CAM_FRONT_LEFT", 55.0, 0.5, {1.52, 0.49, 1.51}, 1257.0, 1600, 900},
+    {"CAM_BACK", 180.0, 0.5, {0.03, 0.0, 1.57}, 809.0, 1600, 900},
+    {"CAM_BACK_LEFT", 110.0, 0.5, {1.04, 0.48, 1.56}, 1256.0, 1600, 900},
+    {"CAM_BACK_RIGHT", -110.0, 0.5, {1.05, -0.48, 1.56}, 1260.0, 1600, 900},
+};
+
 constexpr double kDegree = kPi / 180.0;
 
 // Camera->ego rotation whose columns are the camera's x (right), y (down) and z
@@ -51,33 +62,19 @@ cv::Matx33d camera_to_ego(double yaw, double pitch, double roll) {
 
 }  // namespace
 
-const std::vector<std::string>& ring_camera_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> result;
-    for (const NominalCamera& nominal : kNominalRing) {
-      result.emplace_back(nominal.name);
-    }
-    return result;
-  }();
-  return names;
-}
-
-std::vector<SyntheticCamera> make_camera_rig(double image_scale, SceneRng& rng) {
+std::vector<SyntheticCamera> make_camera_rig(Subset subset, double image_scale, SceneRng& rng) {
   std::vector<SyntheticCamera> rig;
-  for (const NominalCamera& nominal : kNominalRing) {
-    const bool portrait = rig.empty();
-    const int full_width = portrait ? kPortraitWidth : kLandscapeWidth;
-    const int full_height = portrait ? kLandscapeWidth : kPortraitWidth;
+  const auto add = [&](const NominalCamera& nominal) {
     SyntheticCamera camera;
     camera.name = nominal.name;
-    camera.width = std::max(1, static_cast<int>(std::lround(full_width * image_scale)));
-    camera.height = std::max(1, static_cast<int>(std::lround(full_height * image_scale)));
-    const double scale_x = static_cast<double>(camera.width) / full_width;
-    const double scale_y = static_cast<double>(camera.height) / full_height;
+    camera.width = std::max(1, static_cast<int>(std::lround(nominal.width * image_scale)));
+    camera.height = std::max(1, static_cast<int>(std::lround(nominal.height * image_scale)));
+    const double scale_x = static_cast<double>(camera.width) / nominal.width;
+    const double scale_y = static_cast<double>(camera.height) / nominal.height;
 
     const double focal = nominal.focal * rng.uniform(0.995, 1.005);
-    const double cx = full_width / 2.0 + rng.uniform(-4.0, 4.0);
-    const double cy = full_height / 2.0 + rng.uniform(-4.0, 4.0);
+    const double cx = nominal.width / 2.0 + rng.uniform(-4.0, 4.0);
+    const double cy = nominal.height / 2.0 + rng.uniform(-4.0, 4.0);
     camera.K = cv::Matx33d(round_to(focal * scale_x, 2), 0.0, round_to(cx * scale_x, 2),  //
                            0.0, round_to(focal * scale_y, 2), round_to(cy * scale_y, 2),  //
                            0.0, 0.0, 1.0);
@@ -91,6 +88,11 @@ std::vector<SyntheticCamera> make_camera_rig(double image_scale, SceneRng& rng) 
       camera.t[axis] = round_to(nominal.position[axis] + rng.uniform(-0.005, 0.005), 3);
     }
     rig.push_back(camera);
+  };
+  if (subset == Subset::kA) {
+    for (const NominalCamera& nominal : kArgoverseRing) add(nominal);
+  } else {
+    for (const NominalCamera& nominal : kNuScenesRing) add(nominal);
   }
   return rig;
 }

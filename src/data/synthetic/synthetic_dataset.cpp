@@ -103,7 +103,7 @@ class Writer {
   nlohmann::ordered_json write_segment(const SplitPlan& plan, int64_t segment, int64_t count) {
     const auto segment_key = static_cast<uint64_t>(segment);
     SceneRng rig_rng({options_.seed, kRigStream, segment_key});
-    const std::vector<SyntheticCamera> cameras = make_camera_rig(options_.image_scale, rig_rng);
+    const std::vector<SyntheticCamera> cameras = make_camera_rig(options_.subset, options_.image_scale, rig_rng);
     SceneRng layout_rng({options_.seed, kLayoutStream, segment_key});
     const SegmentLayout layout = draw_segment_layout(layout_rng);
 

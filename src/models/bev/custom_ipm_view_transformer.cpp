@@ -119,6 +119,11 @@ at::Tensor CustomIpmViewTransformerImpl::forward(const at::Tensor& cam_feat,
   const int64_t batch = ego2cam.size(0);
   const int64_t num_cam = ego2cam.size(1);
   const int64_t channels = cam_feat.size(1);
+  if (num_cam != options_.num_cam) {
+    throw input_error("CustomIPMViewTransformer: num_cam is " + std::to_string(options_.num_cam) +
+                      ", the frames have " + std::to_string(num_cam) +
+                      " cameras (subset A has 7, subset B 6)");
+  }
   if (cam_feat.size(0) != batch * num_cam) {
     throw runtime_error("CustomIPMViewTransformer: " + std::to_string(cam_feat.size(0)) +
                         " camera feature maps for " + std::to_string(batch) + " x " +

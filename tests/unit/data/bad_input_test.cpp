@@ -22,7 +22,7 @@ using Json = nlohmann::ordered_json;
 const char* kSplit = "train";
 const char* kSegment = "00042";
 const char* kTimestamp = "315000000000000001";
-const std::vector<std::string> kCameras(kCameraNames.begin(), kCameraNames.end());
+const std::vector<std::string> kCameras = subset_camera_names(Subset::kA);
 
 std::string image_rel_path(const std::string& camera) {
   return std::string(kSplit) + "/" + kSegment + "/image/" + camera + "/" + kTimestamp + ".jpg";
@@ -199,7 +199,74 @@ TEST_F(BadInput, CamerasMustBeTheSevenOfOpenLaneV2) {
   write_frame(frame);
   message = read_error();
   EXPECT_MESSAGE_HAS(message, "key `sensor.ring_front_centre`: unknown camera");
-  EXPECT_MESSAGE_HAS(message, "expected one of ring_front_center, ring_front_left");
+  EXPECT_MESSAGE_HAS(message,
+                     "expected the 7 cameras of subset A (ring_front_center, ring_front_left");
+  EXPECT_MESSAGE_HAS(message, "or the 6 of subset B (CAM_FRONT, CAM_FRONT_RIGHT");
+}
+
+// valid_frame() with subset B's six nuScenes cameras in place of subset A's seven.
+Json subset_b_frame() {
+  Json frame = valid_frame();
+  const Json camera = frame["sensor"]["ring_front_center"];
+  Json sensor = Json::object();
+  for (const std::string& name : subset_camera_names(Subset::kB)) sensor[name] = camera;
+  frame["sensor"] = sensor;
+  return frame;
+}
+
+// Subset B's frames are read like subset A's; the set says which subset a frame is of, and a
+// frame may not mix them.
+TEST_F(BadInput, SubsetBFramesHaveTheSixNuScenesCamerasAndNoMix) {
+  write_frame(subset_b_frame());
+  const Frame parsed = read();
+  EXPECT_EQ(parsed.subset, Subset::kB);
+  ASSERT_EQ(parsed.cameras.size(), 6u);
+  EXPECT_EQ(parsed.cameras[0].name, "CAM_FRONT");
+
+  Json frame = subset_b_frame();
+  frame["sensor"]["ring_side_left"] = frame["sensor"]["CAM_BACK"];
+  write_frame(frame);
+  std::string message = read_error();
+  EXPECT_MESSAGE_HAS(message, "key `sensor.ring_side_left`: a camera of the other subset");
+  EXPECT_MESSAGE_HAS(message, "not a mix");
+
+  frame = subset_b_frame();
+  frame["sensor"].erase("CAM_BACK_LEFT");
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(),
+                     "camera `CAM_BACK_LEFT` missing, expected the cameras of "
+                     "subset B: CAM_FRONT, CAM_FRONT_RIGHT");
+
+  frame = subset_b_frame();
+  Json reordered = Json::object();
+  reordered["CAM_BACK"] = frame["sensor"]["CAM_BACK"];
+  for (const auto& [name, value] : frame["sensor"].items()) reordered[name] = value;
+  frame["sensor"] = reordered;
+  write_frame(frame);
+  message = read_error();
+  EXPECT_MESSAGE_HAS(message, "the first camera is CAM_BACK, expected CAM_FRONT");
+}
+
+// One split holds one subset: the frame of the other subset is named.
+TEST_F(BadInput, ACollectionMixingTheSubsetsIsRefusedNamingTheFrame) {
+  const char* second = "315000000000000002";
+  std::ofstream(root_ / "data_dict_mixed.json")
+      << Json{{kSplit,
+               {{kSegment, {std::string(kTimestamp) + ".json", std::string(second) + ".json"}}}}}
+             .dump();
+  write_text(frame_info_path(root_, {kSplit, kSegment, second}), subset_b_frame().dump());
+  const FrameIndex index(root_, root_ / "data_dict_mixed.json", kSplit);
+  EXPECT_EQ(index.load(0).subset, Subset::kA);
+  try {
+    index.load(1);
+    ADD_FAILURE() << "a subset-B frame after a subset-A frame was read";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_MESSAGE_HAS(message, std::string(second) + ".json");
+    EXPECT_MESSAGE_HAS(message, "the cameras of subset B, but other frames of split `train`");
+    EXPECT_MESSAGE_HAS(message, "are of subset A: a collection holds one subset");
+  }
+  EXPECT_EQ(index.load(0).subset, Subset::kA);
 }
 
 TEST_F(BadInput, TheFrontCameraMustComeFirst) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "olv2/data/frame.h"
 #include "olv2/data/synthetic/scene_rng.h"
 
 namespace olv2::synthetic {
@@ -23,15 +24,12 @@ struct SyntheticCamera {
   cv::Vec3d t;           // camera position in ego, metres
 };
 
-// Argoverse 2 ring camera names in the order of the real frame files (front
-// view first).
-const std::vector<std::string>& ring_camera_names();
-
-// A plausible 7-camera ring (Argoverse 2 layout) whose images are the real
-// sizes (front 1550x2048 portrait, others 2048x1550) times `image_scale`. `rng`
-// adds the small per-vehicle calibration differences of real data (fractions of
-// a degree, millimetres, <1% focal length).
-std::vector<SyntheticCamera> make_camera_rig(double image_scale, SceneRng& rng);
+// A plausible camera ring of `subset`, its cameras in the order of frame.h: subset A's 7
+// Argoverse 2 cameras (front 1550x2048 portrait, others 2048x1550) or subset B's 6 nuScenes
+// cameras (1600x900), the images those sizes times `image_scale`. `rng` adds the small
+// per-vehicle calibration differences of real data (fractions of a degree, millimetres, <1%
+// focal length).
+std::vector<SyntheticCamera> make_camera_rig(Subset subset, double image_scale, SceneRng& rng);
 
 // The reader's projection (spec §1.4): K4 * [R^T, -R^T t; 0 0 0 1]. Maps a
 // homogeneous ego point to (u d, v d, d, 1).

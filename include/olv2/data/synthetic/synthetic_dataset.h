@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "olv2/data/frame.h"
+
 namespace olv2::synthetic {
 
 struct SyntheticDataOptions {
@@ -13,6 +15,7 @@ struct SyntheticDataOptions {
   double image_scale = 0.125;  // image size relative to the real Argoverse 2 cameras
   bool write_images = true;    // false: annotations only
   int64_t frames_per_segment = 2;
+  Subset subset = Subset::kA;  // whose cameras the frames have
 };
 
 struct SyntheticDataSummary {
@@ -26,10 +29,10 @@ struct SyntheticDataSummary {
   int64_t images = 0;
 };
 
-// Writes a small OpenLane-V2 subset-A-format dataset under options.out: the
-// collection `data_dict_synthetic.json` (splits train, val, and test when asked for) and per
-// frame its info JSON and 7 camera JPEGs. Everything derives from options.seed. Bad
-// options are input errors; files that cannot be written are runtime errors
+// Writes a small OpenLane-V2 dataset in the on-disk format of options.subset under options.out:
+// the collection `data_dict_synthetic.json` (splits train, val, and test when asked for) and
+// per frame its info JSON and the subset's camera JPEGs (7 or 6). Everything derives from
+// options.seed. Bad options are input errors; files that cannot be written are runtime errors
 // naming the path.
 SyntheticDataSummary make_synthetic_data(const SyntheticDataOptions& options);
 
