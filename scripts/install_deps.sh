@@ -30,6 +30,7 @@ packages=(
   libopenblas0-openmp
   g++-mingw-w64-x86-64-posix clang-14 libfuzzer-14-dev
   python3-venv python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166
+  python3-opencv python3-tqdm
   "$@"
 )
 
@@ -60,4 +61,28 @@ if .venv/bin/python -c "import torch, numpy, sys; sys.exit(torch.__version__.spl
 else
   echo "install_deps: installing PyTorch $torch_version (with its CUDA libraries) and numpy into .venv"
   .venv/bin/pip install --quiet --progress-bar off "torch==$torch_version" numpy
+fi
+
+# The official OpenLane-V2 devkit, the test oracle of `evaluate` (tests/oracle/): its releases
+# 1.1.0 (tag v1.1.0, file for file) and 1.0.0 (tag v1.0.0), each in its own folder, in a second
+# virtual environment on Debian's Python, whose numpy 1.x is the devkit's era (the devkit pins
+# numpy < 1.24; PyTorch's .venv has numpy 2, whose percentile rounding, which the v1.0 metrics
+# use, changed in 2.0.1). Its other imports come from Debian (scipy, opencv, tqdm, iso3166) and
+# from here: similaritymeasures, and OR-tools, whose Python 3.11 releases no longer have the
+# `pywrapgraph` module the devkit imports (the oracle adapts the newer API).
+readonly devkit_env=.venv-devkit
+if [ ! -x "$devkit_env/bin/python" ]; then
+  /usr/bin/python3 -m venv --system-site-packages "$devkit_env"
+fi
+if "$devkit_env/bin/python" -c "import similaritymeasures, ortools" 2>/dev/null &&
+  [ -d "$devkit_env/devkit-1.1.0/openlanev2" ] && [ -d "$devkit_env/devkit-1.0.0/openlanev2" ]; then
+  echo "install_deps: the OpenLane-V2 devkit 1.1.0 and 1.0.0 already in $devkit_env"
+else
+  echo "install_deps: installing the OpenLane-V2 devkit 1.1.0 and 1.0.0 into $devkit_env"
+  "$devkit_env/bin/pip" install --quiet --progress-bar off similaritymeasures==1.5.0 \
+    ortools==9.5.2237
+  for version in 1.1.0 1.0.0; do
+    "$devkit_env/bin/pip" install --quiet --progress-bar off --no-deps --upgrade \
+      --target "$devkit_env/devkit-$version" "openlanev2==$version"
+  done
 fi

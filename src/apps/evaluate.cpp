@@ -1,5 +1,5 @@
 // evaluate: scores a JSON results file against OpenLane-V2 ground truth with the official
-// centerline metrics (DET_l, DET_t, TOP_ll, TOP_lt, OLS).
+// centerline metrics (DET_l, DET_t, TOP_ll, TOP_lt, OLS, F-Score) of the devkit's v1.1 or v1.0.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +24,7 @@ struct Arguments {
   olv2::SplitArguments dataset;
   fs::path results;
   fs::path json_out;
+  std::string metric_version = "v1.1";
 };
 
 void write_json(const fs::path& path, const nlohmann::ordered_json& json) {
@@ -40,7 +41,8 @@ int run(const Arguments& args) {
   frames.reserve(ground_truth.size());
   for (const olv2::FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
   const olv2::EvaluationMetrics metrics =
-      olv2::evaluate(ground_truth, olv2::read_results_file(args.results, frames));
+      olv2::evaluate(ground_truth, olv2::read_results_file(args.results, frames),
+                     olv2::metric_version_from_string(args.metric_version, "--metric-version"));
   std::cout << olv2::format_metrics_table(metrics) << std::flush;
   if (!args.json_out.empty()) write_json(args.json_out, olv2::metrics_to_json(metrics));
   return static_cast<int>(olv2::ExitStatus::kSuccess);
@@ -54,6 +56,10 @@ int main(int argc, char** argv) {
   olv2::add_split_options(app, args.dataset, "score");
   app.add_option("--results", args.results, "results JSON to score")->required();
   app.add_option("--json-out", args.json_out, "also write the metrics as JSON here");
+  app.add_option("--metric-version", args.metric_version,
+                 "the devkit's TOP definitions: v1.1 (tag v1.1.0) or v1.0 (tag v1.0.0)")
+      ->check(CLI::IsMember({"v1.1", "v1.0"}))
+      ->capture_default_str();
   if (const auto status = olv2::parse_command_line(app, "evaluate", argc, argv)) return *status;
   return olv2::guarded_main("evaluate", [&] { return run(args); });
 }

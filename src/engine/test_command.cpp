@@ -155,7 +155,8 @@ void test(const TestPlan& plan, const TestOptions& options, const c10::Device& d
     spdlog::info("{} pictures in {}", written.size(), options.show_dir);
   }
   if (!options.eval) return;
-  const EvaluationMetrics metrics = evaluate(ground_truth, *predictions);
+  const EvaluationMetrics metrics =
+      evaluate(ground_truth, *predictions, plan.engine.evaluation.metric_version);
   spdlog::info("data.{} ({} frames)\n{}", options.split, metrics.num_frames,
                format_metrics_table(metrics));
   write_metrics_file(options, metrics);

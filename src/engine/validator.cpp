@@ -110,7 +110,7 @@ std::optional<ValidationResult> validate(DetectorImpl& model, const OpenLaneV2Da
   }
   const auto ground_truth = load_ground_truth(
       dataset.index().data_root(), dataset.index().collection_file(), dataset.index().split());
-  EvaluationMetrics metrics = evaluate(ground_truth, *predictions);
+  EvaluationMetrics metrics = evaluate(ground_truth, *predictions, options.metric_version);
   return ValidationResult{std::move(metrics), std::move(*predictions)};
 }
 

@@ -9,6 +9,7 @@
 #include "olv2/data/frame.h"
 #include "olv2/evaluation/frechet.h"
 #include "olv2/evaluation/iou_distance.h"
+#include "olv2/evaluation/lane_f_score.h"
 #include "olv2/evaluation/ols.h"
 #include "olv2/evaluation/topology_metrics.h"
 #include "olv2/util/error.h"
@@ -122,7 +123,7 @@ std::vector<FrameDistances> all_frame_distances(const std::vector<FrameGroundTru
 }  // namespace
 
 EvaluationMetrics evaluate(const std::vector<FrameGroundTruth>& ground_truth,
-                           const std::vector<FramePrediction>& predictions) {
+                           const std::vector<FramePrediction>& predictions, MetricVersion version) {
   if (ground_truth.empty()) throw input_error("evaluation: no frames to evaluate");
   if (predictions.size() != ground_truth.size()) {
     throw input_error("evaluation: " + std::to_string(predictions.size()) +
@@ -147,13 +148,16 @@ EvaluationMetrics evaluate(const std::vector<FrameGroundTruth>& ground_truth,
       evaluate_traffic_element_detection(ground_truth, predictions, element_distances);
 
   EvaluationMetrics metrics;
+  metrics.version = version;
   metrics.det_l = lanes.det_l;
   metrics.det_t = elements.det_t;
-  const TopologyScore top_ll = evaluate_topology_lclc(ground_truth, predictions, lanes);
-  const TopologyScore top_lt = evaluate_topology_lcte(ground_truth, predictions, lanes, elements);
+  const TopologyScore top_ll = evaluate_topology_lclc(ground_truth, predictions, lanes, version);
+  const TopologyScore top_lt =
+      evaluate_topology_lcte(ground_truth, predictions, lanes, elements, version);
   metrics.top_ll = top_ll.value;
   metrics.top_lt = top_lt.value;
   metrics.ols = openlane_v2_score(lanes.det_l, elements.det_t, top_ll, top_lt);
+  metrics.f_score = lane_f_score(ground_truth, predictions);
   std::copy(lanes.ap_per_threshold.begin(), lanes.ap_per_threshold.end(),
             metrics.det_l_per_threshold.begin());
   std::copy(elements.ap_per_attribute.begin(), elements.ap_per_attribute.end(),
@@ -164,11 +168,13 @@ EvaluationMetrics evaluate(const std::vector<FrameGroundTruth>& ground_truth,
 
 nlohmann::ordered_json metrics_to_json(const EvaluationMetrics& metrics) {
   nlohmann::ordered_json json;
+  json["metric_version"] = to_string(metrics.version);
   json["DET_l"] = metrics.det_l;
   json["DET_t"] = metrics.det_t;
   json["TOP_ll"] = metrics.top_ll;
   json["TOP_lt"] = metrics.top_lt;
   json["OLS"] = metrics.ols;
+  json["F-Score"] = metrics.f_score;
   nlohmann::ordered_json per_threshold = nlohmann::ordered_json::object();
   for (std::size_t t = 0; t < kLaneThresholds.size(); ++t) {
     char name[16];
@@ -192,13 +198,15 @@ std::string format_metrics_table(const EvaluationMetrics& metrics) {
     std::snprintf(line, sizeof(line), "%-24s %10.6f\n", name, value);
     table += line;
   };
-  std::snprintf(line, sizeof(line), "OpenLane-V2 metrics over %zu frames\n", metrics.num_frames);
+  std::snprintf(line, sizeof(line), "OpenLane-V2 metrics (%s) over %zu frames\n",
+                to_string(metrics.version), metrics.num_frames);
   table += line;
   add("OLS", metrics.ols);
   add("DET_l", metrics.det_l);
   add("DET_t", metrics.det_t);
   add("TOP_ll", metrics.top_ll);
   add("TOP_lt", metrics.top_lt);
+  add("F-Score", metrics.f_score);
   for (std::size_t t = 0; t < kLaneThresholds.size(); ++t) {
     char name[32];
     std::snprintf(name, sizeof(name), "  DET_l @ %.1f m", kLaneThresholds[t]);

@@ -35,6 +35,7 @@ struct ValidationOptions {
   PredictionOptions prediction;
   std::filesystem::path results_file;  // where rank 0 writes the predictions; empty: nowhere
   SubmissionMetadata metadata;         // the results file's metadata members
+  MetricVersion metric_version = MetricVersion::kV1_1;
 };
 
 struct ValidationResult {

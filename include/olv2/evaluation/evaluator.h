@@ -8,16 +8,19 @@
 #include "olv2/data/frame_prediction.h"
 #include "olv2/evaluation/detection_metrics.h"
 #include "olv2/evaluation/ground_truth.h"
+#include "olv2/evaluation/topology_metrics.h"
 
 namespace olv2 {
 
-// The OpenLane-V2 centerline metrics (official v1.1 definitions).
+// The OpenLane-V2 centerline metrics of the devkit, in the TOP definitions of `version`.
 struct EvaluationMetrics {
+  MetricVersion version = MetricVersion::kV1_1;
   double det_l = 0.0;
   double det_t = 0.0;
   double top_ll = 0.0;
   double top_lt = 0.0;
   double ols = 0.0;
+  double f_score = 0.0;  // "F-Score for 3D Lane" (lane_f_score.h), part of no other metric
   std::array<double, kLaneThresholds.size()> det_l_per_threshold{};
   std::array<double, kNumAttributes> det_t_per_attribute{};
   std::size_t num_frames = 0;
@@ -28,10 +31,12 @@ struct EvaluationMetrics {
 // frame that does not fit (another frame, wrong topology shapes, non-finite numbers); an empty
 // set is an input error too.
 EvaluationMetrics evaluate(const std::vector<FrameGroundTruth>& ground_truth,
-                           const std::vector<FramePrediction>& predictions);
+                           const std::vector<FramePrediction>& predictions,
+                           MetricVersion version = MetricVersion::kV1_1);
 
-// {"DET_l", "DET_t", "TOP_ll", "TOP_lt", "OLS", "DET_l_per_threshold": {"1.0", "2.0", "3.0"},
-//  "DET_t_per_attribute": {"0".."12"}, "num_frames"}
+// {"metric_version", "DET_l", "DET_t", "TOP_ll", "TOP_lt", "OLS", "F-Score",
+//  "DET_l_per_threshold": {"1.0", "2.0", "3.0"}, "DET_t_per_attribute": {"0".."12"},
+//  "num_frames"}
 nlohmann::ordered_json metrics_to_json(const EvaluationMetrics& metrics);
 
 // A readable multi-line table of the metrics.

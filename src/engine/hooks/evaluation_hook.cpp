@@ -39,6 +39,7 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   options.prediction.collective = context.collective;
   options.results_file = results_file_of(work_dir_, epochs_done);
   options.metadata = options_.submission;
+  options.metric_version = options_.metric_version;
   spdlog::info("validating {} frames (epoch {})", dataset_.size(), epochs_done);
   const std::optional<ValidationResult> result = validate(*context.model, dataset_, options);
   context.model->train();

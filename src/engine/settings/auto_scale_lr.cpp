@@ -30,9 +30,9 @@ std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
                   world_size, settings.samples_per_gpu, batch_size)};
   double& lr = settings.solver.adam.lr;
   if (batch_size == *options.base_batch_size) {
-    lines.push_back(fmt::format(
-        "The batch size match the base batch size: {}, will not scaling the LR ({}).",
-        *options.base_batch_size, lr));
+    lines.push_back(
+        fmt::format("The batch size match the base batch size: {}, will not scaling the LR ({}).",
+                    *options.base_batch_size, lr));
     return lines;
   }
   const double factor =

@@ -64,6 +64,9 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
     out.save_best = evaluation->get<std::string>("save_best", out.save_best);
     out.greater_is_better = evaluation->get<std::string>("rule", "greater") == "greater";
     out.keep_results = evaluation->get<int64_t>("keep_results", out.keep_results);
+    if (const ConfigNode* version = evaluation->find("metric_version")) {
+      out.metric_version = metric_version_from_string(version->as_string(), version->where());
+    }
   }
   if (const ConfigNode* submission = root.find("submission")) {
     options.evaluation.submission = submission_from_config(*submission);

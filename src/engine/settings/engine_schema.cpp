@@ -38,6 +38,7 @@ Schema evaluation_schema() {
       .optional("save_best", Schema::string().choices(headline_metric_names()).nullable())
       .optional("rule", Schema::string().choices({"greater", "less"}))
       .optional("keep_results", Schema::integer())
+      .optional("metric_version", Schema::string().choices({"v1.1", "v1.0"}))
       .optional("pipeline", pipeline_schema());
 }
 

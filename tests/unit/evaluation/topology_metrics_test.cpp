@@ -87,14 +87,15 @@ TEST(TopologyLclc, UnmatchedGroundTruthLaneScoresZeroAndAddsFalseEdges) {
 
   // Rows: 1 (edge found, the false edge to lane 2 ranks after it), 0 (false edge to lane 2),
   // 0 (lane 2). Columns: 0 (false edge from lane 2), 1, 0 (lane 2). Mean 2/6.
-  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes);
+  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes, MetricVersion::kV1_1);
   EXPECT_NEAR(top.value, 1.0 / 3.0, 1e-12);
   EXPECT_FALSE(top.is_float32);
 
   // Without the unmatched lane every vertex is perfect.
   gt.lanes.pop_back();
   gt.topology_lclc = {0, 1, 0, 0};
-  EXPECT_DOUBLE_EQ(evaluate_topology_lclc({gt}, {prediction}, lanes).value, 1.0);
+  EXPECT_DOUBLE_EQ(evaluate_topology_lclc({gt}, {prediction}, lanes, MetricVersion::kV1_1).value,
+                   1.0);
 }
 
 TEST(TopologyLclc, NothingCollectedScoresZero) {
@@ -104,8 +105,53 @@ TEST(TopologyLclc, NothingCollectedScoresZero) {
   prediction.frame = gt.frame;
   LaneDetectionResult lanes;
   for (auto& per_threshold : lanes.matches) per_threshold = {FrameMatch{}};
-  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes);
+  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes, MetricVersion::kV1_1);
   EXPECT_EQ(top.value, 0.0);
+}
+
+// v1.0 (tag v1.0.0): the frame counts once per confidence level, unmatched entries score 1 - GT.
+// Levels of the two predictions (recalls 1/3, 2/3 of 3 lanes): seven at 0.9 (lane 0 alone), three
+// at 0.8 (both). At 0.9 every vertex scores 0 (the unmatched lanes' entries are 1 - GT: false
+// edges everywhere, the one true edge a miss); at 0.8 row 0 and column 1 rank their edge second
+// behind lane 2's false edge (AP 1/2 each), the other four vertices 0. Mean: 3 levels x 3
+// thresholds x (1/2 + 1/2) over 10 x 3 x 6 values = 9 / 180.
+TEST(TopologyLclc, VersionOneZeroScoresUnmatchedEntriesAsTheGroundTruthOverTenLevels) {
+  FrameGroundTruth gt;
+  gt.frame = {"val", "00001", "1"};
+  gt.lanes = {lane(0), lane(1), lane(2)};
+  gt.topology_lclc = {0, 1, 0,  //
+                      0, 0, 0,  //
+                      0, 0, 0};
+  FramePrediction prediction;
+  prediction.frame = gt.frame;
+  prediction.lanes = {{lane(0), 0.9f}, {lane(1), 0.8f}};
+  prediction.topology_lclc = {0.1f, 0.9f,  //
+                              0.1f, 0.1f};
+  LaneDetectionResult lanes;
+  FrameMatch match;
+  match.true_positive = {1, 1};
+  match.matched_gt = {0, 1};
+  for (auto& per_threshold : lanes.matches) per_threshold = {match};
+  EXPECT_EQ(confidence_levels(match, {0.9f, 0.8f}, 3),
+            (std::vector<float>{0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.8f, 0.8f, 0.8f}));
+  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes, MetricVersion::kV1_0);
+  EXPECT_NEAR(top.value, 9.0 / 180.0, 1e-12);
+}
+
+// numpy.percentile(method='closest_observation') before numpy 2.0.1 keeps an even integer index
+// (here 5 recalls: 0 at the 30th and 2 at the 70th percentile, where numpy 2.0.1 moves up).
+TEST(TopologyLclc, ConfidenceLevelsFollowTheDevkitsPercentile) {
+  FrameMatch match;
+  match.true_positive = {1, 1, 1, 1, 1};
+  match.matched_gt = {0, 1, 2, 3, 4};
+  EXPECT_EQ(confidence_levels(match, {0.9f, 0.8f, 0.7f, 0.6f, 0.5f}, 5),
+            (std::vector<float>{0.9f, 0.9f, 0.9f, 0.8f, 0.7f, 0.7f, 0.7f, 0.6f, 0.5f, 0.5f}));
+  // A false positive repeats a recall: the level is the last prediction with it (0.8, not 0.9).
+  match.true_positive = {1, 0, 1};
+  match.matched_gt = {0, FrameMatch::kUnmatched, 1};
+  EXPECT_EQ(confidence_levels(match, {0.9f, 0.8f, 0.7f}, 2),
+            (std::vector<float>{0.8f, 0.8f, 0.8f, 0.8f, 0.8f, 0.8f, 0.8f, 0.8f, 0.7f, 0.7f}));
+  EXPECT_TRUE(confidence_levels(FrameMatch{}, {}, 3).empty());
 }
 
 }  // namespace

@@ -27,7 +27,6 @@ struct AutoScaleLrOptions {
 // warmup_max_lr); the optimizer.lr line of the settings' sources says so. Returns mmdet's log
 // lines.
 std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
-                                             const AutoScaleLrOptions& options,
-                                             int64_t world_size);
+                                             const AutoScaleLrOptions& options, int64_t world_size);
 
 }  // namespace olv2

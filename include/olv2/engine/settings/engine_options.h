@@ -5,6 +5,7 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/evaluation/submission_metadata.h"
+#include "olv2/evaluation/topology_metrics.h"
 
 namespace olv2 {
 
@@ -27,6 +28,8 @@ struct EvaluationOptions {
   // `keep_results`: how many of the latest `results_epoch_<k>.json` stay (the best epoch's
   // too); <= 0 keeps all.
   int64_t keep_results = 1;
+  // `metric_version`: v1.1 (default) or v1.0, the devkit's TOP definitions of that tag.
+  MetricVersion metric_version = MetricVersion::kV1_1;
   SubmissionMetadata submission = method_only("train_ds");  // `method` defaults to ours
 };
 
