@@ -54,12 +54,14 @@ if [ "$run_fuzz" = 1 ]; then
   corpus=$build/fuzz-corpus
   findings=$build/fuzz-findings
   rm -rf "$corpus" "$findings"
-  mkdir -p "$corpus"/{config_yaml,frame_json,collection_json,results_json,pth,jpeg} "$findings"
+  mkdir -p "$corpus"/{config_yaml,frame_json,collection_json,results_json,pth,jpeg,devkit_pickle} \
+    "$findings"
   for config in configs/*.yaml configs/tests/*.yaml configs/fixtures/*.yaml; do
     cp "$config" "$corpus/config_yaml/$(echo "$config" | tr / _)"
   done
   cp tests/data/pth/*.pth "$corpus/pth/"
   cp tests/fuzz/seeds/results/*.json "$corpus/results_json/"
+  cp tests/fuzz/seeds/pickles/*.pkl "$corpus/devkit_pickle/"
   data=$build/fuzz-data
   rm -rf "$data"
   "$build/bin/make_synthetic_data" --out "$data" --frames 4 --val-frames 2 --image-scale 0.03 \
@@ -72,7 +74,7 @@ if [ "$run_fuzz" = 1 ]; then
     cp "$f" "$corpus/jpeg/$(echo "$f" | md5sum | cut -c1-8).jpg"
   done
   failed=()
-  for target in config_yaml frame_json collection_json results_json pth jpeg; do
+  for target in config_yaml frame_json collection_json results_json pth jpeg devkit_pickle; do
     mkdir -p "$findings/$target"
     echo "check_sanitizers: fuzz_$target for $seconds s"
     if ! "$build/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -timeout=10 \

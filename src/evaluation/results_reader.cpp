@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "olv2/evaluation/iso3166.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -318,8 +319,9 @@ class ResultsHandler : public nlohmann::json_sax<Json> {
     }
   }
 
-  // The metadata types check_results enforces: `authors` a list of at most 10 names, other
-  // known members strings. Unknown top-level members are ignored.
+  // The metadata check_results enforces: `authors` a list of at most 10 names, other known
+  // members strings, `country / region` one that ISO 3166 knows. Unknown top-level members are
+  // ignored.
   void check_metadata(const Json& value) const {
     if (key_ == "authors") {
       if (!value.is_array() || value.size() > 10) {
@@ -331,6 +333,10 @@ class ResultsHandler : public nlohmann::json_sax<Json> {
         "method", "e-mail", "institution / company", "country / region"};
     if (kStringMembers.count(key_) && !value.is_string()) {
       fail_here("`" + key_ + "`: expected a string");
+    }
+    if (key_ == "country / region" && !is_iso3166_country(value.get<std::string>())) {
+      fail_here("`country / region`: '" + value.get<std::string>() +
+                "' is not an ISO 3166 country name or code");
     }
   }
 

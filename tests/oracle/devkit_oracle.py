@@ -4,7 +4,9 @@ Writes random ground truth in the on-disk format (both subsets' camera sets) and
 predictions beside it, scores every case with the devkit (`collect` for the ground-truth pickle,
 `evaluate` on the submission dict) and with our `evaluate` program (the info files and a results
 JSON of the same float32 numbers), in the TOP definitions of the devkit version given, and
-compares DET_l, DET_t, TOP_ll, TOP_lt, OLS and the F-Score.
+compares DET_l, DET_t, TOP_ll, TOP_lt, OLS and the F-Score. Our `evaluate` also scores the
+devkit's ground-truth pickle with the predictions as a submission pickle of mixed numpy dtypes,
+which must give exactly the numbers of the JSON files.
 
 The F-Score matches lanes by a minimum-cost assignment of integer costs, where two matchings of
 equal total cost are common; the devkit takes OR-tools' min-cost-flow solution, we take SciPy's
@@ -25,6 +27,7 @@ import argparse
 import copy
 import json
 import os
+import pickle
 import subprocess
 import sys
 import types
@@ -218,6 +221,29 @@ class TieWatch:
         f_score_module.SolveMinCostFlow = watched
 
 
+def write_submission_pickle(root, predictions):
+    """The predictions as a submission pickle of mixed dtypes holding the same numbers: float64
+    lane points and lane-lane topology, float32 boxes, confidences as Python floats, numpy
+    float64 or float32 scalars."""
+    results = {}
+    for index, (key, frame) in enumerate(predictions.items()):
+        kinds = [float, np.float64, np.float32]
+        results[key] = {'predictions': {
+            'lane_centerline': [{'id': lane['id'],
+                                 'points': np.asarray(lane['points'], np.float64),
+                                 'confidence': kinds[(index + i) % 3](lane['confidence'])}
+                                for i, lane in enumerate(frame['lane_centerline'])],
+            'traffic_element': [{'id': element['id'], 'attribute': element['attribute'],
+                                 'points': np.asarray(element['points'], np.float32),
+                                 'confidence': kinds[(index + j + 1) % 3](element['confidence'])}
+                                for j, element in enumerate(frame['traffic_element'])],
+            'topology_lclc': np.asarray(frame['topology_lclc'], np.float64),
+            'topology_lcte': np.asarray(frame['topology_lcte'], np.float32),
+        }}
+    with open(os.path.join(root, 'submission.pkl'), 'wb') as out:
+        pickle.dump({'method': 'oracle', 'results': results}, out)
+
+
 def devkit_metrics(devkit, root, collection, predictions):
     devkit.collect(root, collection, 'ground_truth', point_interval=20)
     submission = {'method': 'oracle', 'authors': ['oracle'], 'e-mail': 'oracle@example.org',
@@ -231,16 +257,28 @@ def devkit_metrics(devkit, root, collection, predictions):
             'F-Score': metrics['F-Score for 3D Lane']['score']}
 
 
-def our_metrics(evaluate, root, version):
+def our_metrics(evaluate, root, version, inputs):
     out = os.path.join(root, 'metrics.json')
-    subprocess.run([evaluate, '--data-root', root, '--collection', 'collection.json',
-                    '--split', 'val', '--results', os.path.join(root, 'results.json'),
-                    '--metric-version', version, '--json-out', out],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([evaluate, *inputs, '--split', 'val', '--metric-version', version,
+                    '--json-out', out], check=True, stdout=subprocess.DEVNULL)
     with open(out) as file:
         metrics = json.load(file)
     assert metrics['metric_version'] == version, metrics['metric_version']
     return metrics
+
+
+def metrics_of_json_and_pickles(evaluate, root, version):
+    """Our metrics from the info files and the results JSON, and from the devkit's ground-truth
+    pickle and the submission pickle: they must be the same numbers."""
+    from_json = our_metrics(evaluate, root, version,
+                            ['--data-root', root, '--collection', 'collection.json',
+                             '--results', os.path.join(root, 'results.json')])
+    from_pickles = our_metrics(evaluate, root, version,
+                               ['--ground-truth', os.path.join(root, 'ground_truth.pkl'),
+                                '--results', os.path.join(root, 'submission.pkl')])
+    if from_json != from_pickles:
+        raise SystemExit(f'{root}: the pickles score {from_pickles}, the JSON files {from_json}')
+    return from_json
 
 
 def main():
@@ -278,7 +316,8 @@ def main():
             expected.pop('F-Score')
         else:
             f_scores_compared += 1
-        ours = our_metrics(args.evaluate, root, args.version)
+        write_submission_pickle(root, predictions)
+        ours = metrics_of_json_and_pickles(args.evaluate, root, args.version)
         differences = {name: abs(float(ours[name]) - float(value))
                        for name, value in expected.items()}
         bad = {name: (float(ours[name]), float(expected[name]))

@@ -22,14 +22,18 @@ struct SplitArguments {
   }
 };
 
-// Adds the three required options; `what` says what the program does with the split
-// ("score", "draw").
-inline void add_split_options(CLI::App& app, SplitArguments& arguments, const std::string& what) {
-  app.add_option("--data-root", arguments.data_root, "dataset root holding <split>/<segment>/info/")
-      ->required();
-  app.add_option("--collection", arguments.collection,
-                 "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}")
-      ->required();
+// Adds the three options, --split always required, the other two unless the program takes the
+// frames from elsewhere too (`frames_required` false); `what` says what the program does with
+// the split ("score", "draw").
+inline void add_split_options(CLI::App& app, SplitArguments& arguments, const std::string& what,
+                              bool frames_required = true) {
+  CLI::Option* data_root = app.add_option("--data-root", arguments.data_root,
+                                          "dataset root holding <split>/<segment>/info/");
+  CLI::Option* collection =
+      app.add_option("--collection", arguments.collection,
+                     "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}");
+  data_root->required(frames_required);
+  collection->required(frames_required);
   app.add_option("--split", arguments.split, "split of the collection to " + what + " (e.g. val)")
       ->required();
 }

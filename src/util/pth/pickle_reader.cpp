@@ -25,6 +25,17 @@ PthKey to_key(const PthValue& value) {
     case PthValue::Kind::kInt:
     case PthValue::Kind::kBool:
       return PthKey(value.as_int());
+    case PthValue::Kind::kTuple: {
+      std::vector<std::string> items;
+      for (const PthValue& item : value.items()) {
+        if (item.kind() != PthValue::Kind::kString) {
+          throw input_error(std::string("dict key: a tuple holding a ") + item.kind_name() +
+                            ", only tuples of str are supported");
+        }
+        items.push_back(item.as_string());
+      }
+      return PthKey::tuple(std::move(items));
+    }
     default:
       throw input_error(std::string("dict key of type ") + value.kind_name() + " is not supported");
   }

@@ -52,6 +52,8 @@ class PickleWriter {
     for (const auto& [key, item] : dict.dict_items()) {
       if (key.is_int()) {
         out_.integer(key.as_int());
+      } else if (key.is_tuple()) {
+        write_sequence(to_values(key.tuple_items()), true, depth);
       } else {
         out_.string(key.as_string());
       }
@@ -83,6 +85,12 @@ class PickleWriter {
     keys_.emplace(identity, key);
     dtypes_.emplace(identity, tensor.scalar_type());
     return key;
+  }
+
+  static std::vector<PthValue> to_values(const std::vector<std::string>& texts) {
+    std::vector<PthValue> values;
+    for (const std::string& text : texts) values.push_back(PthValue::from_string(text));
+    return values;
   }
 
   void write_int_tuple(c10::IntArrayRef values) {

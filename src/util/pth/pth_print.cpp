@@ -75,7 +75,7 @@ class TreePrinter {
     }
     if (value.is_dict()) {
       for (const auto& [key, item] : value.dict_items()) {
-        print((key.is_int() ? key.to_string() : key.as_string()) + ": ", item, depth + 1);
+        print(key.to_string() + ": ", item, depth + 1);
       }
     } else if (value.is_sequence()) {
       const auto& items = value.items();

@@ -4,6 +4,20 @@
 
 namespace olv2 {
 
+std::string PthKey::to_string() const {
+  switch (kind_) {
+    case Kind::kString:
+      return text_;
+    case Kind::kInt:
+      return std::to_string(number_);
+    case Kind::kStringTuple:
+      break;
+  }
+  std::string text = "(";
+  for (std::size_t i = 0; i < items_.size(); ++i) text += (i ? ", " : "") + items_[i];
+  return text + ")";
+}
+
 struct PthValue::Node {
   Kind kind = Kind::kNone;
   bool flag = false;  // bool value, or "ordered" for dicts

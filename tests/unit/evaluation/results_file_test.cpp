@@ -189,6 +189,10 @@ TEST(ResultsReader, RejectsMalformedKeysAndFiles) {
   expect_input_error(R"({"method": "m"})", {"results"});
   expect_input_error(R"([1, 2])", {"top level"});
   expect_input_error(R"({"authors": "me", "results": {}})", {"authors"});
+  // check_results raises on a country that ISO 3166 does not know.
+  expect_input_error(R"({"country / region": "Atlantis", "results": {}})",
+                     {"country / region", "Atlantis", "ISO 3166"});
+  EXPECT_NO_THROW(parse_results(R"({"country / region": "de", "results": {}})", "r.json"));
 }
 
 TEST(ResultsReader, MissingAndExtraFramesAreNamed) {

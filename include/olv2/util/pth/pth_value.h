@@ -11,25 +11,38 @@ namespace olv2 {
 
 class PthValue;
 
-// A Python dict key as checkpoints use them: a string, or an int (optimizer state is keyed by
-// parameter index).
+// A Python dict key as the pickles read here use them: a string, an int (optimizer state is
+// keyed by parameter index) or a tuple of strings (the devkit keys frames by (split, segment_id,
+// timestamp)).
 class PthKey {
  public:
-  PthKey(std::string text) : is_int_(false), text_(std::move(text)) {}  // NOLINT: implicit
-  PthKey(const char* text) : is_int_(false), text_(text) {}             // NOLINT: implicit
-  PthKey(int64_t number) : is_int_(true), number_(number) {}            // NOLINT: implicit
-  bool is_int() const { return is_int_; }
+  enum class Kind { kString, kInt, kStringTuple };
+  PthKey(std::string text) : kind_(Kind::kString), text_(std::move(text)) {}  // NOLINT: implicit
+  PthKey(const char* text) : kind_(Kind::kString), text_(text) {}             // NOLINT: implicit
+  PthKey(int64_t number) : kind_(Kind::kInt), number_(number) {}              // NOLINT: implicit
+  static PthKey tuple(std::vector<std::string> items) {
+    PthKey key("");
+    key.kind_ = Kind::kStringTuple;
+    key.items_ = std::move(items);
+    return key;
+  }
+  bool is_int() const { return kind_ == Kind::kInt; }
+  bool is_tuple() const { return kind_ == Kind::kStringTuple; }
   int64_t as_int() const { return number_; }
   const std::string& as_string() const { return text_; }
-  std::string to_string() const { return is_int_ ? std::to_string(number_) : text_; }
+  const std::vector<std::string>& tuple_items() const { return items_; }
+  // The text, the number, or "(a, b)".
+  std::string to_string() const;
   bool operator==(const PthKey& other) const {
-    return is_int_ == other.is_int_ && number_ == other.number_ && text_ == other.text_;
+    return kind_ == other.kind_ && number_ == other.number_ && text_ == other.text_ &&
+           items_ == other.items_;
   }
 
  private:
-  bool is_int_;
+  Kind kind_;
   int64_t number_ = 0;
   std::string text_;
+  std::vector<std::string> items_;
 };
 
 // Ordered key/value pairs: Python dicts keep insertion order, and state dicts rely on it.
