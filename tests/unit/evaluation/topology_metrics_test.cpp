@@ -66,24 +66,35 @@ Polyline lane(int k) {
   return points;
 }
 
-TEST(TopologyLclc, UnmatchedGroundTruthLaneScoresZeroAndAddsFalseEdges) {
-  // Ground truth: lanes 0 -> 1, and lane 2 that nothing predicts.
+// Ground truth: lanes 0 -> 1, and lane 2 that nothing predicts; lanes 0 and 1 predicted with
+// confidences 0.9 and 0.8, matched at every threshold, their edge scored 0.9.
+struct UnmatchedLaneCase {
   FrameGroundTruth gt;
-  gt.frame = {"val", "00001", "1"};
-  gt.lanes = {lane(0), lane(1), lane(2)};
-  gt.topology_lclc = {0, 1, 0,  //
-                      0, 0, 0,  //
-                      0, 0, 0};
   FramePrediction prediction;
-  prediction.frame = gt.frame;
-  prediction.lanes = {{lane(0), 0.9f}, {lane(1), 0.8f}};
-  prediction.topology_lclc = {0.1f, 0.9f,  //
-                              0.1f, 0.1f};
   LaneDetectionResult lanes;
   FrameMatch match;
-  match.true_positive = {1, 1};
-  match.matched_gt = {0, 1};
-  for (auto& per_threshold : lanes.matches) per_threshold = {match};
+
+  UnmatchedLaneCase() {
+    gt.frame = {"val", "00001", "1"};
+    gt.lanes = {lane(0), lane(1), lane(2)};
+    gt.topology_lclc = {0, 1, 0,  //
+                        0, 0, 0,  //
+                        0, 0, 0};
+    prediction.frame = gt.frame;
+    prediction.lanes = {{lane(0), 0.9f}, {lane(1), 0.8f}};
+    prediction.topology_lclc = {0.1f, 0.9f,  //
+                                0.1f, 0.1f};
+    match.true_positive = {1, 1};
+    match.matched_gt = {0, 1};
+    for (auto& per_threshold : lanes.matches) per_threshold = {match};
+  }
+};
+
+TEST(TopologyLclc, UnmatchedGroundTruthLaneScoresZeroAndAddsFalseEdges) {
+  UnmatchedLaneCase c;
+  FrameGroundTruth& gt = c.gt;
+  const FramePrediction& prediction = c.prediction;
+  const LaneDetectionResult& lanes = c.lanes;
 
   // Rows: 1 (edge found, the false edge to lane 2 ranks after it), 0 (false edge to lane 2),
   // 0 (lane 2). Columns: 0 (false edge from lane 2), 1, 0 (lane 2). Mean 2/6.
@@ -116,25 +127,11 @@ TEST(TopologyLclc, NothingCollectedScoresZero) {
 // behind lane 2's false edge (AP 1/2 each), the other four vertices 0. Mean: 3 levels x 3
 // thresholds x (1/2 + 1/2) over 10 x 3 x 6 values = 9 / 180.
 TEST(TopologyLclc, VersionOneZeroScoresUnmatchedEntriesAsTheGroundTruthOverTenLevels) {
-  FrameGroundTruth gt;
-  gt.frame = {"val", "00001", "1"};
-  gt.lanes = {lane(0), lane(1), lane(2)};
-  gt.topology_lclc = {0, 1, 0,  //
-                      0, 0, 0,  //
-                      0, 0, 0};
-  FramePrediction prediction;
-  prediction.frame = gt.frame;
-  prediction.lanes = {{lane(0), 0.9f}, {lane(1), 0.8f}};
-  prediction.topology_lclc = {0.1f, 0.9f,  //
-                              0.1f, 0.1f};
-  LaneDetectionResult lanes;
-  FrameMatch match;
-  match.true_positive = {1, 1};
-  match.matched_gt = {0, 1};
-  for (auto& per_threshold : lanes.matches) per_threshold = {match};
-  EXPECT_EQ(confidence_levels(match, {0.9f, 0.8f}, 3),
+  const UnmatchedLaneCase c;
+  EXPECT_EQ(confidence_levels(c.match, {0.9f, 0.8f}, 3),
             (std::vector<float>{0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.8f, 0.8f, 0.8f}));
-  const TopologyScore top = evaluate_topology_lclc({gt}, {prediction}, lanes, MetricVersion::kV1_0);
+  const TopologyScore top =
+      evaluate_topology_lclc({c.gt}, {c.prediction}, c.lanes, MetricVersion::kV1_0);
   EXPECT_NEAR(top.value, 9.0 / 180.0, 1e-12);
 }
 
