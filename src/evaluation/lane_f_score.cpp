@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 
 #include "olv2/assign/linear_sum_assignment.h"
@@ -62,6 +64,16 @@ SampledLane sample_lane(const Polyline& lane) {
   return sampled;
 }
 
+// The devkit's integer pair cost: a sum in (0, 1) costs 1; any other is numpy's astype(int),
+// truncation (a sum beyond int64, as NaN, becomes INT64_MIN), then astype(int32) in its
+// min-cost flow, the low 32 bits: lanes some 1e7 m apart wrap to a negative cost there.
+int32_t devkit_cost(double sum) {
+  if (sum > 0.0 && sum < 1.0) return 1;
+  int64_t wide = std::numeric_limits<int64_t>::min();
+  if (std::isfinite(sum) && std::abs(sum) < 9.2e18) wide = static_cast<int64_t>(sum);
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(wide)));
+}
+
 // The lanes that take part: more than one point, starting before the last sample and ending
 // after the first (first and last point as listed), visible at more than one sample.
 std::vector<SampledLane> lanes_in_range(const std::vector<Polyline>& lanes) {
@@ -116,7 +128,7 @@ FrameCounts frame_counts(const std::vector<Polyline>& ground_truth_lanes,
         sum += distance;
       }
       close[i * cols + j] = near;
-      cost[i * cols + j] = sum > 0.0 && sum < 1.0 ? 1.0 : std::trunc(sum);
+      cost[i * cols + j] = devkit_cost(sum);
     }
   }
   const Assignment matching =

@@ -68,5 +68,14 @@ TEST(LaneFScore, TheRangeTestReadsTheFirstAndLastPointAsListed) {
                    1.0);
 }
 
+// The matching minimises the total truncated cost, not each distance: with a prediction 1e8 m
+// away, pairing it with the lane 3.5 m closer saves 73 and pairing the close prediction with the
+// wrong lane costs 73 more (75 instead of 2), one less in all; nothing is then recalled.
+TEST(LaneFScore, TheMatchingMinimisesTheTotalIntegerCost) {
+  EXPECT_DOUBLE_EQ(f_score_of({{{straight_lane(-10, 10, 0), straight_lane(-10, 10, 3.5f)},
+                                {straight_lane(-10, 10, 1e8f), straight_lane(-10, 10, 3.6f)}}}),
+                   0.0);
+}
+
 }  // namespace
 }  // namespace olv2
