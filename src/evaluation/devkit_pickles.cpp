@@ -83,7 +83,6 @@ class Field {
     }
     return values;
   }
-  int64_t rows() const { return value_.is_tensor() ? value_.as_tensor().size(0) : -1; }
 
  private:
   static std::string shape_of(const at::Tensor& array) {

@@ -101,10 +101,7 @@ class DevkitPicklesFromPython : public ::testing::Test {
   void SetUp() override {
     scratch_ = test::scratch_dir("devkit_pickles_python");
     const std::string python = test::python_executable("debian");
-    if (!test::python_has_numpy(python)) {
-      if (test::running_in_ci()) FAIL() << python << " cannot import numpy under CI";
-      GTEST_SKIP() << python << " cannot import numpy";
-    }
+    OLV2_REQUIRE_NUMPY(python);
     const test::CommandResult written =
         test::run_python(python, kWritePickles, {scratch_.string()}, scratch_);
     ASSERT_EQ(written.exit_status, 0) << written.output;
