@@ -179,13 +179,20 @@ int probe_gradients(const Arguments& args) {
   torch::manual_seed(args.seed);
   model->train();
   if (!args.dropout) model->set_dropout(0.0);
-  olv2::total_loss(model->forward_train(batch)).backward();
+  std::unique_ptr<olv2::AllReduceGradientSync> sync;
   if (collective) {
     std::vector<at::Tensor> params;
-    for (const at::Tensor& param : model->parameters()) params.push_back(param);
-    olv2::AllReduceGradientSync(*collective, olv2::DistributedOptions{}.bucket_cap_mb)
-        .synchronize(params, /*local_overflow=*/false);
+    for (const at::Tensor& param : model->parameters()) {
+      if (param.requires_grad()) params.push_back(param);
+    }
+    const olv2::DistributedOptions options;
+    sync = std::make_unique<olv2::AllReduceGradientSync>(*collective, params, options.bucket_cap_mb,
+                                                         options.overlap_comm);
   }
+  const at::Tensor loss = olv2::total_loss(model->forward_train(batch));
+  if (sync) sync->before_backward(loss, /*last=*/true);
+  loss.backward();
+  if (sync) sync->finish(model->parameters());
   int status = 0;
   if (launch.rank == 0) {
     const olv2::NamedTensors record = olv2::gradient_record(*model);

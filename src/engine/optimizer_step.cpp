@@ -30,18 +30,25 @@ namespace {
                       "into the weights");
 }
 
+bool any_rank(Collective& collective, bool flag) {
+  std::vector<at::Tensor> flags = {at::full({1}, flag ? 1.0 : 0.0, at::kFloat)};
+  collective.all_reduce_sum(flags);
+  return flags[0].item<double>() > 0.0;
+}
+
 }  // namespace
 
 StepOutcome apply_optimizer_step(torch::optim::Optimizer& optimizer, const TrainableParams& params,
                                  LossScaler* scaler, const std::optional<GradClipOptions>& clip,
-                                 GradientSync& sync, int64_t iteration) {
+                                 GradientSync& sync, int64_t iteration, ZeroOptimizer* zero) {
   StepOutcome outcome;
+  const SyncedGradients synced = sync.finish(params.tensors);
   bool overflow = false;
   if (scaler != nullptr) {
     outcome.loss_scale = scaler->scale();
-    overflow = scaler->unscale_and_check(params.tensors);
+    overflow = scaler->unscale_and_check(synced.holders);
+    if (synced.parts_over != nullptr) overflow = any_rank(*synced.parts_over, overflow);
   }
-  overflow = sync.synchronize(params.tensors, overflow);
   if (overflow && scaler != nullptr) {
     outcome.applied = false;
     outcome.grad_norm = std::numeric_limits<double>::quiet_NaN();
@@ -50,12 +57,19 @@ StepOutcome apply_optimizer_step(torch::optim::Optimizer& optimizer, const Train
   }
   GradClipOptions measure_only;
   measure_only.max_norm = std::numeric_limits<double>::infinity();
-  outcome.grad_norm = clip_grad_norm(params.tensors, clip ? *clip : measure_only);
+  const GradClipOptions& clipping = clip ? *clip : measure_only;
+  outcome.grad_norm = synced.parts_over != nullptr
+                          ? clip_gradient_pieces(synced.pieces, clipping, *synced.parts_over)
+                          : clip_grad_norm(synced.holders, clipping);
   if (!std::isfinite(outcome.grad_norm)) {
     // With a scaler the check above already caught it; without one nothing else would.
     throw_non_finite_gradient(params, outcome.grad_norm, iteration);
   }
-  optimizer.step();
+  if (zero != nullptr) {
+    zero->step();
+  } else {
+    optimizer.step();
+  }
   if (scaler != nullptr) scaler->update(false);
   return outcome;
 }

@@ -74,7 +74,7 @@ void Trainer::run_step(std::optional<Batch> batch) {
   torch::manual_seed(step_seed(options_.seed, context_.iteration));
   call(&Hook::before_step);
   for (int64_t done = 0; batch;) {
-    run_micro_batch(*batch);
+    run_micro_batch(*batch, done + 1 == step.micro_batches);
     step.last_idx = context_.epoch_batches++;
     context_.epoch_position = loader_.position();
     // Batches skipped for bad frames (data.skip_bad_frames) can leave the epoch's last step
@@ -105,7 +105,7 @@ void Trainer::stop_if_requested() {
               static_cast<ExitStatus>(128 + signal));
 }
 
-void Trainer::run_micro_batch(const Batch& host_batch) {
+void Trainer::run_micro_batch(const Batch& host_batch, bool last) {
   const Batch batch = host_batch.to(context_.device, context_.device.is_cuda());
   LossMap losses;
   {
@@ -124,7 +124,12 @@ void Trainer::run_micro_batch(const Batch& host_batch) {
     throw runtime_error("non-finite loss " + python_float_repr(loss_value) + " at iter " +
                         std::to_string(context_.iteration + 1) + " (" + terms + ")");
   }
-  (context_.scaler != nullptr ? context_.scaler->scale_loss(loss) : loss).backward();
+  const at::Tensor backward_from =
+      context_.scaler != nullptr ? context_.scaler->scale_loss(loss) : loss;
+  if (context_.gradient_sync != nullptr) {
+    context_.gradient_sync->before_backward(backward_from, last);
+  }
+  backward_from.backward();
   fault_point("step");
   if (step.terms.empty()) {
     for (const auto& [name, value] : losses) step.terms.emplace_back(name, 0.0);

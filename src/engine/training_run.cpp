@@ -3,6 +3,9 @@
 #include <torch/optim/optimizer.h>
 #include <torch/utils.h>
 
+#include <unordered_map>
+#include <utility>
+
 #include "olv2/data/dataset_builder.h"
 #include "olv2/data/sampler.h"
 #include "olv2/engine/checkpoint/optimizer_state.h"
@@ -36,6 +39,26 @@ void broadcast_module_state(torch::nn::Module& module, Collective& collective) {
   for (const at::Tensor& parameter : module.parameters()) state.push_back(parameter);
   for (const at::Tensor& buffer : module.buffers()) state.push_back(buffer);
   collective.broadcast(state, 0);
+}
+
+// The optimizer's parameters in the model's registration order (the order DDP buckets them
+// by, reversed), each with the index of its param group.
+std::pair<std::vector<at::Tensor>, std::vector<int64_t>> registration_order(
+    torch::nn::Module& module, const std::vector<ParamGroup>& groups) {
+  std::unordered_map<const void*, int64_t> group_of;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (const at::Tensor& param : groups[g].params)
+      group_of.emplace(param.unsafeGetTensorImpl(), static_cast<int64_t>(g));
+  }
+  std::pair<std::vector<at::Tensor>, std::vector<int64_t>> ordered;
+  for (const at::Tensor& param : module.parameters()) {
+    const auto found = group_of.find(param.unsafeGetTensorImpl());
+    if (found == group_of.end()) continue;
+    ordered.first.push_back(param);
+    ordered.second.push_back(found->second);
+    group_of.erase(found);  // a shared tensor once
+  }
+  return ordered;
 }
 
 }  // namespace
@@ -129,21 +152,50 @@ void TrainingRun::build_solver() {
                  group.custom_key.empty() ? "default" : group.custom_key, group.params.size(),
                  group.lr, group.weight_decay);
   }
-  optimizer_ = build_optimizer(groups_, settings_.solver.adam);
+  build_gradient_sync();
   scheduler_ = build_lr_scheduler(settings_, groups_, engine_.max_epochs, context_.steps_per_epoch);
   spdlog::info("lr schedule: {}", scheduler_->describe());
   precision_ = resolve_precision(settings_.precision, context_.device);
   if (!precision_.description.empty()) spdlog::info("{}", precision_.description);
   for (const std::string& note : settings_.notes) spdlog::info("{}", note);
-  context_.optimizer = optimizer_.get();
   context_.scheduler = scheduler_.get();
   context_.scaler = precision_.scaler.get();
+}
+
+void TrainingRun::build_gradient_sync() {
+  const DistributedOptions& dist = engine_.dist;
+  if (context_.collective == nullptr) {
+    optimizer_ = build_optimizer(groups_, settings_.solver.adam);
+    context_.optimizer = optimizer_.get();
+    spdlog::info("gradient sync: {}", SingleProcessGradientSync().describe());
+    return;
+  }
+  auto [params, group_of] = registration_order(*model_, groups_);
+  if (settings_.zero_stage >= 1 && collective_.world_size() > 1) {
+    zero_ = std::make_unique<ZeroOptimizer>(settings_.zero_stage, collective_, std::move(params),
+                                            std::move(group_of), groups_, settings_.solver.adam,
+                                            dist.bucket_cap_mb, dist.overlap_comm);
+    context_.optimizer = &zero_->optimizer();
+    context_.zero = zero_.get();
+    context_.gradient_sync = zero_.get();
+  } else {
+    optimizer_ = build_optimizer(groups_, settings_.solver.adam);
+    context_.optimizer = optimizer_.get();
+    gradient_sync_ = std::make_unique<AllReduceGradientSync>(collective_, std::move(params),
+                                                             dist.bucket_cap_mb, dist.overlap_comm);
+    context_.gradient_sync = gradient_sync_.get();
+  }
+  spdlog::info("gradient sync: {}", context_.gradient_sync->describe());
 }
 
 void TrainingRun::restore(const fs::path& checkpoint_path) {
   const TrainingCheckpoint& checkpoint = *resumed_;
   load_state_dict(*model_, checkpoint.state_dict);
-  adam_state_from_pth(*optimizer_, checkpoint.optimizer);
+  if (zero_) {
+    zero_->load_state(checkpoint.optimizer);
+  } else {
+    adam_state_from_pth(*optimizer_, checkpoint.optimizer);
+  }
   scheduler_->load_state(checkpoint.scheduler);
   if (precision_.scaler && checkpoint.loss_scaler) {
     try {
@@ -176,24 +228,18 @@ void TrainingRun::load_weights(const std::string& path) {
 
 std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
   const bool main_rank = collective_.rank() == 0;
-  std::unique_ptr<GradientSync> sync;
-  if (context_.collective != nullptr) {
-    sync = std::make_unique<AllReduceGradientSync>(collective_, engine_.dist.bucket_cap_mb);
-  } else {
-    sync = std::make_unique<SingleProcessGradientSync>();
-  }
-  spdlog::info("gradient sync: {}", sync->describe());
   std::vector<std::unique_ptr<Hook>> hooks;
   hooks.push_back(std::make_unique<IterTimerHook>(engine_.log.interval));
   hooks.push_back(std::make_unique<LrScheduleHook>());
-  hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip, std::move(sync)));
+  hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip));
   // Validation before the epoch's checkpoint, so that the checkpoint holds its best so far.
   if (val_set_) {
     hooks.push_back(std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
                                                      engine_.workers_per_gpu, figures_));
   }
-  if (main_rank) {
-    hooks.push_back(std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
+  if (main_rank || zero_) {
+    hooks.push_back(
+        std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir, main_rank));
   }
   if (main_rank) {
     hooks.push_back(std::make_unique<TextLoggerHook>());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/engine/dist/zero_optimizer.h"
 #include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/solver/grad_clip.h"
 
@@ -25,16 +26,19 @@ struct StepOutcome {
   double loss_scale = 1.0;  // the scale the step's backward used (1 without a scaler)
 };
 
-// The step boundary after the accumulated backward passes, in DeepSpeed's order: with a
-// scaler, unscale the gradients and check them for overflow; the gradient-sync point (ranks
-// agree on the gradients and on an overflow); clip the global norm when `clip` is set (else
-// only measure it); step. An overflow skips the step and leaves weights and optimizer state
-// untouched. Without a scaler a non-finite gradient stops the run before the optimizer writes
-// it into the weights: a runtime error naming `iteration` (1-based) and the first parameter
-// whose gradient is not finite. The scaler's update ends the step; gradients are left for the
-// caller to zero. Throws what the scaler's update throws.
+// The step boundary after the accumulated backward passes, in the order of DDP with PyTorch's
+// GradScaler: the gradient-sync point (`sync.finish`: the ranks' gradients averaged, or this
+// rank's part of them under ZeRO stage 2); with a scaler, unscale and check for overflow
+// (every rank sees the same averaged gradients; parts are checked on every rank and the
+// finding shared); clip the global norm when `clip` is set (else only measure it); step —
+// `zero`'s when the optimizer state is sharded, else `optimizer`'s. An overflow skips the step
+// and leaves weights and optimizer state untouched. Without a scaler a non-finite gradient stops
+// the run before the optimizer writes it into the weights: a runtime error naming `iteration`
+// (1-based) and the first parameter whose gradient is not finite. The scaler's update ends the
+// step; gradients are left for the caller to zero. Throws what the scaler's update throws.
 StepOutcome apply_optimizer_step(torch::optim::Optimizer& optimizer, const TrainableParams& params,
                                  LossScaler* scaler, const std::optional<GradClipOptions>& clip,
-                                 GradientSync& sync, int64_t iteration);
+                                 GradientSync& sync, int64_t iteration,
+                                 ZeroOptimizer* zero = nullptr);
 
 }  // namespace olv2

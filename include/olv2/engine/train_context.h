@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "olv2/engine/checkpoint/training_checkpoint.h"
+#include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/engine/dist/zero_optimizer.h"
 #include "olv2/engine/logging/log_buffer.h"
 #include "olv2/engine/optimizer_step.h"
 #include "olv2/engine/precision/loss_scaler.h"
@@ -52,6 +54,10 @@ struct TrainContext {
   LrScheduler* scheduler = nullptr;
   LossScaler* scaler = nullptr;      // null without fp16
   Collective* collective = nullptr;  // null: one process
+  // Where the ranks' gradients meet (null: one process, nothing to do).
+  GradientSync* gradient_sync = nullptr;
+  // The ZeRO-sharded optimizer state (null without ZeRO); `optimizer` is then its parts'.
+  ZeroOptimizer* zero = nullptr;
   TrainableParams params;
   c10::Device device = c10::Device(c10::kCPU);
   RunIdentity identity;

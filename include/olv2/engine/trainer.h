@@ -31,7 +31,8 @@ class Trainer {
  private:
   void run_epoch();
   void run_step(std::optional<Batch> batch);
-  void run_micro_batch(const Batch& batch);
+  // `last`: the step's last micro-batch, whose backward the gradient sync communicates.
+  void run_micro_batch(const Batch& batch, bool last);
   // Ends the run with status 128 + signal after a SIGINT or SIGTERM on any rank.
   void stop_if_requested();
   void call(void (Hook::*point)(TrainContext&));

@@ -9,6 +9,8 @@
 
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
+#include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/engine/dist/zero_optimizer.h"
 #include "olv2/engine/hook.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/engine_options.h"
@@ -55,6 +57,7 @@ class TrainingRun {
   void build_model(const DetectorOptions& options, const std::string& type);
   void build_data(const DatasetSpec& train, const std::optional<DatasetSpec>& val);
   void build_solver();
+  void build_gradient_sync();
   void restore(const std::filesystem::path& checkpoint_path);
   void load_weights(const std::string& path);
   std::vector<std::unique_ptr<Hook>> build_hooks() const;
@@ -72,7 +75,9 @@ class TrainingRun {
   std::unique_ptr<OpenLaneV2Dataset> val_set_;
   std::unique_ptr<DataLoader> loader_;
   std::vector<ParamGroup> groups_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;  // null under ZeRO (zero_ has its own)
+  std::unique_ptr<ZeroOptimizer> zero_;
+  std::unique_ptr<GradientSync> gradient_sync_;  // null under ZeRO (zero_ is the sync)
   std::unique_ptr<LrScheduler> scheduler_;
   Precision precision_;
   TrainContext context_;

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "olv2/util/collective.h"
+
 namespace olv2 {
 
 // mmcv's `optimizer_config.grad_clip`.
@@ -18,5 +20,11 @@ struct GradClipOptions {
 // (0 when no parameter has a gradient; inf or nan when a gradient is not
 // finite, in which case nothing is scaled).
 double clip_grad_norm(const std::vector<at::Tensor>& params, const GradClipOptions& options);
+
+// clip_grad_norm for gradients spread over ranks (ZeRO stage 2): `pieces` are this rank's
+// gradient tensors (each at most one parameter's), the norm is taken over every rank's pieces
+// (their p-th powers summed in double) and every rank of `ranks` must call this.
+double clip_gradient_pieces(const std::vector<at::Tensor>& pieces, const GradClipOptions& options,
+                            Collective& ranks);
 
 }  // namespace olv2

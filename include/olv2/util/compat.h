@@ -24,6 +24,10 @@
 #define OLV2_ALLOCATOR_HAS_COPY_DATA 0
 #endif
 
+// Gloo's reduce-scatter of one flat tensor (`_reduce_scatter_base`): implemented in the 2.11
+// sources; older Gloo process groups refuse it.
+#define OLV2_GLOO_HAS_REDUCE_SCATTER OLV2_TORCH_AT_LEAST(2, 11)
+
 namespace c10d {
 class ProcessGroup;
 class Backend;

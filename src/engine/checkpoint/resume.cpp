@@ -35,11 +35,36 @@ void check_same_trajectory(const RunIdentity& run, const TrainingCheckpoint& che
                            const fs::path& checkpoint_path) {
   if (!checkpoint.has_batch_identity) return;
   const RunIdentity& recorded = checkpoint.identity;
+  const auto layout = [](const RunIdentity& identity) {
+    return std::to_string(identity.world_size) + " ranks x samples_per_gpu " +
+           std::to_string(identity.samples_per_gpu) + " x gradient_accumulation_steps " +
+           std::to_string(identity.accumulation_steps);
+  };
+  const auto world_batch = [](const RunIdentity& identity) {
+    return identity.world_size * identity.samples_per_gpu * identity.accumulation_steps;
+  };
+  const bool same_layout = run.world_size == recorded.world_size &&
+                           run.samples_per_gpu == recorded.samples_per_gpu &&
+                           run.accumulation_steps == recorded.accumulation_steps;
+  if (same_layout) return;
+  const TrainingProgress& progress = checkpoint.progress;
+  const bool at_epoch_end = progress.epoch_batches == 0 && progress.epoch_position == 0;
+  if (at_epoch_end && world_batch(run) == world_batch(recorded)) {
+    spdlog::info(
+        "resuming {} as {} (the checkpoint's: {}): the same world batch of {} from an epoch's "
+        "end; the data order of the epochs from here is this layout's",
+        checkpoint_path.string(), layout(run), layout(recorded), world_batch(run));
+    return;
+  }
   const auto check = [&](const std::string& setting, int64_t now, int64_t then) {
     if (now == then) return;
     throw input_error("cannot resume " + checkpoint_path.string() + ": " + setting + " is " +
                       std::to_string(now) + " in this run but " + std::to_string(then) +
-                      " in the checkpoint (the same trajectory needs the same value)");
+                      " in the checkpoint (the same trajectory needs the same value; a "
+                      "checkpoint written at an epoch's end resumes under another layout of "
+                      "the same world batch, ranks x samples_per_gpu x "
+                      "gradient_accumulation_steps = " +
+                      std::to_string(world_batch(recorded)) + ")");
   };
   check("the world size", run.world_size, recorded.world_size);
   check("samples_per_gpu", run.samples_per_gpu, recorded.samples_per_gpu);

@@ -2,73 +2,66 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace olv2 {
 
-namespace {
-
-struct Bucket {
-  std::vector<at::Tensor> grads;
-  int64_t bytes = 0;
-};
-
-// Consecutive gradients of one dtype and device, at most `cap` bytes (a larger one alone).
-std::vector<Bucket> buckets_of(const std::vector<at::Tensor>& grads, int64_t cap) {
-  std::vector<Bucket> buckets;
-  for (const at::Tensor& grad : grads) {
-    const int64_t bytes = grad.numel() * static_cast<int64_t>(grad.element_size());
-    const bool fits = !buckets.empty() && buckets.back().bytes + bytes <= cap &&
-                      buckets.back().grads.front().scalar_type() == grad.scalar_type() &&
-                      buckets.back().grads.front().device() == grad.device();
-    if (!fits) buckets.emplace_back();
-    buckets.back().grads.push_back(grad);
-    buckets.back().bytes += bytes;
-  }
-  return buckets;
+int64_t bucket_cap_bytes(double bucket_cap_mb) {
+  return std::max<int64_t>(1, static_cast<int64_t>(bucket_cap_mb * 1024 * 1024));
 }
 
-}  // namespace
-
-AllReduceGradientSync::AllReduceGradientSync(Collective& collective, double bucket_cap_mb)
+AllReduceGradientSync::AllReduceGradientSync(Collective& collective, std::vector<at::Tensor> params,
+                                             double bucket_cap_mb, bool overlap)
     : collective_(collective),
-      bucket_bytes_(std::max<int64_t>(1, static_cast<int64_t>(bucket_cap_mb * 1024 * 1024))) {}
+      params_(std::move(params)),
+      bucket_bytes_(bucket_cap_bytes(bucket_cap_mb)),
+      overlap_(overlap) {
+  buckets_ = plan_gradient_buckets(params_, std::vector<int64_t>(params_.size(), 0), bucket_bytes_,
+                                   /*parts=*/1);
+  flat_.resize(buckets_.size());
+  pending_.resize(buckets_.size());
+  readiness_ = std::make_unique<BucketReadiness>(params_, buckets_,
+                                                 [this](size_t bucket) { launch(bucket); });
+}
 
-bool AllReduceGradientSync::synchronize(const std::vector<at::Tensor>& params,
-                                        bool local_overflow) {
+void AllReduceGradientSync::before_backward(const at::Tensor& loss, bool last) {
+  if (overlap_ && last) readiness_->arm(loss);
+}
+
+void AllReduceGradientSync::launch(size_t bucket) {
   at::NoGradGuard no_grad;
-  std::vector<at::Tensor> grads;
-  for (const at::Tensor& param : params) {
-    if (!param.grad().defined()) param.mutable_grad() = at::zeros_like(param);
-    grads.push_back(param.grad());
-  }
-  const std::vector<Bucket> buckets = buckets_of(grads, bucket_bytes_);
-  std::vector<at::Tensor> flat;
-  for (const Bucket& bucket : buckets) {
-    std::vector<at::Tensor> pieces;
-    for (const at::Tensor& grad : bucket.grads) pieces.push_back(grad.reshape({-1}));
-    flat.push_back(at::cat(pieces));
-  }
-  flat.push_back(at::full({1}, local_overflow ? 1.0 : 0.0, at::kFloat));
-  collective_.all_reduce_sum(flat);
+  flat_[bucket] = flatten_bucket_gradients(buckets_[bucket], params_);
+  pending_[bucket] = collective_.start_all_reduce_sum(flat_[bucket]);
+}
+
+SyncedGradients AllReduceGradientSync::finish(const std::vector<at::Tensor>& params) {
+  at::NoGradGuard no_grad;
+  readiness_->launch_remaining();
+  overlapped_buckets_ = readiness_->launched_during_backward();
   const double inverse_world = 1.0 / static_cast<double>(collective_.world_size());
-  for (size_t b = 0; b < buckets.size(); ++b) {
-    int64_t offset = 0;
-    for (const at::Tensor& grad : buckets[b].grads) {
-      const int64_t n = grad.numel();
-      at::Tensor grad_view = grad;
-      grad_view.copy_(flat[b].narrow(0, offset, n).view_as(grad)).mul_(inverse_world);
-      offset += n;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    pending_[b]->wait();
+    pending_[b].reset();
+    const GradientBucket& bucket = buckets_[b];
+    for (size_t i = 0; i < bucket.params.size(); ++i) {
+      const at::Tensor& param = params_[bucket.params[i]];
+      if (!param.grad().defined()) param.mutable_grad() = at::zeros_like(param);
+      at::Tensor grad = param.grad();
+      grad.copy_(flat_[b].narrow(0, bucket.offsets[i], param.numel()).view_as(grad))
+          .mul_(inverse_world);
     }
+    flat_[b] = at::Tensor();
   }
-  return flat.back().item<double>() > 0.0;
+  return {params};
 }
 
 std::string AllReduceGradientSync::describe() const {
   std::ostringstream out;
   out << "gradients averaged over " << collective_.world_size() << " ranks ("
-      << collective_.backend() << " all-reduce, buckets of "
-      << static_cast<double>(bucket_bytes_) / (1024.0 * 1024.0) << " MB)";
+      << collective_.backend() << " all-reduce, " << buckets_.size() << " buckets of at most "
+      << static_cast<double>(bucket_bytes_) / (1024.0 * 1024.0) << " MB, "
+      << (overlap_ ? "overlapped with the backward" : "after the backward") << ")";
   return out.str();
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "olv2/util/error.h"
 #include "olv2/util/logging.h"
@@ -187,6 +188,88 @@ void ProcessGroupCollective::all_reduce_sum(std::vector<at::Tensor>& tensors) {
     for (size_t i = 0; i < tensors.size(); ++i) {
       if (!staged[i].is_same(tensors[i])) tensors[i].copy_(staged[i]);
     }
+  });
+}
+
+// A started c10d work; waiting translates its failure as every collective here does, then
+// runs `finish` (copies back from a staged tensor, keeps a part of an emulation).
+class ProcessGroupCollective::Pending : public PendingCollective {
+ public:
+  Pending(ProcessGroupCollective& owner, const char* what, c10::intrusive_ptr<c10d::Work> work,
+          std::function<void()> finish)
+      : owner_(owner), what_(what), work_(std::move(work)), finish_(std::move(finish)) {}
+  void wait() override {
+    owner_.guarded(what_, [&] { work_->wait(); });
+    if (finish_) finish_();
+  }
+
+ private:
+  ProcessGroupCollective& owner_;
+  const char* what_;
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::function<void()> finish_;
+};
+
+std::unique_ptr<PendingCollective> ProcessGroupCollective::start_all_reduce_sum(at::Tensor tensor) {
+  std::unique_ptr<PendingCollective> pending;
+  guarded("all-reduce", [&] {
+    at::Tensor staged = backend_ == "nccl" ? tensor.to(device_) : tensor;
+    std::vector<at::Tensor> one = {staged};
+    auto work = group_->allreduce(one);
+    std::function<void()> finish;
+    if (!staged.is_same(tensor)) finish = [tensor, staged]() mutable { tensor.copy_(staged); };
+    pending = std::make_unique<Pending>(*this, "all-reduce", work, std::move(finish));
+  });
+  return pending;
+}
+
+bool ProcessGroupCollective::native_reduce_scatter() const {
+  return backend_ == "nccl" || OLV2_GLOO_HAS_REDUCE_SCATTER;
+}
+
+std::string ProcessGroupCollective::reduce_scatter_method() const {
+  if (native_reduce_scatter()) return backend_ + " reduce-scatter";
+  return backend_ +
+         " all-reduce keeping this rank's part (this LibTorch's Gloo has no "
+         "reduce-scatter)";
+}
+
+std::unique_ptr<PendingCollective> ProcessGroupCollective::start_reduce_scatter_sum(
+    at::Tensor input, at::Tensor part) {
+  std::unique_ptr<PendingCollective> pending;
+  guarded("reduce-scatter", [&] {
+    at::Tensor flat = input.reshape({-1});
+    if (native_reduce_scatter()) {
+      at::Tensor output = part.reshape({-1});
+      auto work = group_->_reduce_scatter_base(output, flat);
+      std::function<void()> finish;
+      if (!output.is_same(part))
+        finish = [part, output]() mutable { part.copy_(output.view_as(part)); };
+      pending = std::make_unique<Pending>(*this, "reduce-scatter", work, std::move(finish));
+      return;
+    }
+    std::vector<at::Tensor> one = {flat};
+    auto work = group_->allreduce(one);
+    const int64_t size = part.numel();
+    const int64_t offset = env_.rank * size;
+    pending = std::make_unique<Pending>(*this, "reduce-scatter", work,
+                                        [flat, part, offset, size]() mutable {
+                                          part.copy_(flat.narrow(0, offset, size).view_as(part));
+                                        });
+  });
+  return pending;
+}
+
+void ProcessGroupCollective::all_gather(const at::Tensor& part, at::Tensor& output) {
+  guarded("all-gather", [&] {
+    at::Tensor input = part.reshape({-1}).contiguous();
+    std::vector<std::vector<at::Tensor>> outputs(1);
+    at::Tensor flat = output.view({-1});
+    const int64_t size = input.numel();
+    for (int64_t r = 0; r < env_.world_size; ++r)
+      outputs[0].push_back(flat.narrow(0, r * size, size));
+    std::vector<at::Tensor> inputs = {input};
+    group_->allgather(outputs, inputs)->wait();
   });
 }
 

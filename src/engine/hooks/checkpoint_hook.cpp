@@ -6,8 +6,9 @@
 
 namespace olv2 {
 
-CheckpointHook::CheckpointHook(CheckpointOptions options, const std::filesystem::path& work_dir)
-    : options_(options), keeper_(work_dir, options.max_keep) {}
+CheckpointHook::CheckpointHook(CheckpointOptions options, const std::filesystem::path& work_dir,
+                               bool writes)
+    : options_(options), keeper_(work_dir, options.max_keep), writes_(writes) {}
 
 void CheckpointHook::after_step(TrainContext& context) {
   const int64_t every = options_.iter_interval;
@@ -27,7 +28,11 @@ void CheckpointHook::after_epoch(TrainContext& context) {
 TrainingCheckpoint checkpoint_of(const TrainContext& context, bool epoch_done) {
   TrainingCheckpoint checkpoint;
   checkpoint.state_dict = module_state_dict(*context.model);
-  checkpoint.optimizer = adam_state_to_pth(*context.optimizer);
+  if (context.zero != nullptr) {
+    checkpoint.optimizer = context.zero->gather_state().value_or(PthValue());
+  } else {
+    checkpoint.optimizer = adam_state_to_pth(*context.optimizer);
+  }
   checkpoint.scheduler = context.scheduler->state();
   if (context.scaler != nullptr) checkpoint.loss_scaler = context.scaler->state();
   // An epoch-end save counts the epoch as done; a mid-epoch save resumes inside it.
@@ -43,6 +48,10 @@ TrainingCheckpoint checkpoint_of(const TrainContext& context, bool epoch_done) {
 
 void CheckpointHook::save(const TrainContext& context, const std::string& series, int64_t number,
                           int64_t interval, bool epoch_done) {
+  if (!writes_) {
+    if (context.zero != nullptr) context.zero->gather_state();
+    return;
+  }
   const std::filesystem::path path =
       keeper_.save(series, number, interval, checkpoint_of(context, epoch_done));
   spdlog::info("saved checkpoint {}", path.string());

@@ -1,5 +1,7 @@
 #include "olv2/engine/hooks/evaluation_hook.h"
 
+#include <ATen/ATen.h>
+
 #include "olv2/engine/checkpoint/results_retention.h"
 #include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/logging/train_log.h"
@@ -9,6 +11,18 @@
 #include "olv2/util/logging.h"
 
 namespace olv2 {
+
+namespace {
+
+double headline_metric(const EvaluationMetrics& metrics, const std::string& name) {
+  double score = 0.0;
+  for (const auto& [metric, value] : headline_metrics(metrics)) {
+    if (metric == name) score = value;
+  }
+  return score;
+}
+
+}  // namespace
 
 EvaluationHook::EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,
                                std::filesystem::path work_dir, int64_t workers,
@@ -43,11 +57,19 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   spdlog::info("validating {} frames (epoch {})", dataset_.size(), epochs_done);
   const std::optional<ValidationResult> result = validate(*context.model, dataset_, options);
   context.model->train();
+  bool best = result && !options_.save_best.empty() && improves(context, result->metrics);
+  if (context.zero != nullptr && !options_.save_best.empty()) {
+    // The sharded optimizer state is gathered by every rank: rank 0's decision is shared.
+    std::vector<at::Tensor> flag = {at::full({1}, best ? 1.0 : 0.0, at::kFloat)};
+    context.collective->broadcast(flag, 0);
+    best = flag[0].item<double>() > 0.0;
+    if (best && !result) context.zero->gather_state();
+  }
   if (!result) return;  // another rank's: rank 0 scores and logs
   spdlog::info("Epoch(val) [{}] results {}\n{}", epochs_done, options.results_file.string(),
                format_metrics_table(result->metrics));
   context.validation = ValidationRecord{epochs_done, result->metrics};
-  if (!options_.save_best.empty()) save_if_best(context, epochs_done, result->metrics);
+  if (best) save_best(context, epochs_done, result->metrics);
   std::optional<int64_t> best_epoch;
   if (context.best) best_epoch = context.best->epoch;
   remove_old_results(work_dir_, epochs_done, options_.keep_results, best_epoch);
@@ -60,21 +82,22 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   }
 }
 
-void EvaluationHook::save_if_best(TrainContext& context, int64_t epochs_done,
-                                  const EvaluationMetrics& metrics) {
+bool EvaluationHook::improves(const TrainContext& context, const EvaluationMetrics& metrics) const {
   const std::string& metric = options_.save_best;
-  double score = 0.0;
-  for (const auto& [name, value] : headline_metrics(metrics)) {
-    if (name == metric) score = value;
-  }
   if (context.best && context.best->metric != metric) {
     throw input_error("evaluation.save_best: the run's best so far is by " + context.best->metric +
                       ", this config asks for " + metric);
   }
-  if (context.best) {
-    const double best = context.best->score;
-    if (options_.greater_is_better ? !(score > best) : !(score < best)) return;
-  }
+  if (!context.best) return true;
+  const double score = headline_metric(metrics, metric);
+  const double best = context.best->score;
+  return options_.greater_is_better ? score > best : score < best;
+}
+
+void EvaluationHook::save_best(TrainContext& context, int64_t epochs_done,
+                               const EvaluationMetrics& metrics) {
+  const std::string& metric = options_.save_best;
+  const double score = headline_metric(metrics, metric);
   const std::optional<BestCheckpoint> previous = context.best;
   BestCheckpoint best;
   best.metric = metric;

@@ -260,9 +260,17 @@ std::optional<int64_t> parse_zero_optimization(const Json& section, Checker& che
   for (const auto& item : section.items()) {
     if (item.key() == "stage") continue;
     ignored.push_back("zero_optimization." + item.key() +
-                      ": communication tuning of sharded training; nothing is sharded here");
+                      ": communication tuning; buckets and overlap come from dist_params "
+                      "(bucket_cap_mb, overlap_comm)");
   }
-  return check.integer_in(section, "zero_optimization", "stage", 0, 3).value_or(0);
+  const std::optional<int64_t> stage =
+      check.integer_in(section, "zero_optimization", "stage", 0, 3);
+  if (stage == 3) {
+    check.problem("zero_optimization.stage",
+                  "3 shards the parameters themselves, which this trainer does not; stages 1 "
+                  "(optimizer state) and 2 (optimizer state and gradients) are supported");
+  }
+  return stage.value_or(0);
 }
 
 std::string parse_error_location(const std::string& text, size_t byte) {

@@ -76,6 +76,7 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
     out.backend = dist->get<std::string>("backend", out.backend);
     out.timeout_s = dist->get<double>("timeout_s", out.timeout_s);
     out.bucket_cap_mb = dist->get<double>("bucket_cap_mb", out.bucket_cap_mb);
+    out.overlap_comm = dist->get<bool>("overlap_comm", out.overlap_comm);
   }
   options.resume_from = optional_path(root, "resume_from");
   options.load_from = optional_path(root, "load_from");

@@ -62,13 +62,9 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 std::string zero_note(int64_t stage, const std::string& file) {
-  const std::string sharded = stage == 1   ? "optimizer state is"
-                              : stage == 2 ? "optimizer state and gradients are"
-                                           : "optimizer state, gradients and parameters are";
   return "DeepSpeed ZeRO stage " + std::to_string(stage) + " (" + file +
-         " zero_optimization.stage): " + sharded +
-         " not sharded here, every rank keeps a full copy as without ZeRO; the stage only "
-         "makes fp16 use ZeRO's DynamicLossScaler";
+         " zero_optimization.stage) with one process: nothing to shard, the optimizer runs "
+         "unsharded; the stage only makes fp16 use ZeRO's DynamicLossScaler";
 }
 
 // DeepSpeed's choice for an fp16 section: FP16_Optimizer without ZeRO (wrapping
@@ -274,7 +270,9 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
   if (json.zero_stage) {
     record(settings, "zero_optimization.stage", std::to_string(*json.zero_stage),
            from + "zero_optimization.stage");
-    if (*json.zero_stage >= 1) settings.notes.push_back(zero_note(*json.zero_stage, json.file));
+    settings.zero_stage = *json.zero_stage;
+    if (*json.zero_stage >= 1 && world_size == 1)
+      settings.notes.push_back(zero_note(*json.zero_stage, json.file));
   }
   if (json.fp16) {
     if (json.fp16->enabled) {

@@ -97,6 +97,15 @@ TEST(DeepSpeedConfig, RejectsAZeroStageOutsideZeroToThree) {
   }
 }
 
+TEST(DeepSpeedConfig, RefusesZeroStageThreeNamingWhatIsSupported) {
+  const std::string message = input_error_of(R"({"zero_optimization": {"stage": 3}})");
+  EXPECT_NE(message.find("ds.json: key `zero_optimization.stage`: 3 shards the parameters "
+                         "themselves, which this trainer does not; stages 1 (optimizer state) "
+                         "and 2 (optimizer state and gradients) are supported"),
+            std::string::npos)
+      << message;
+}
+
 TEST(DeepSpeedConfig, IgnoresZeroCommunicationTuningButRejectsOffload) {
   const DeepSpeedConfig config = parse_deepspeed_config(
       R"({"zero_optimization": {"stage": 2, "overlap_comm": true, "reduce_bucket_size": 2e8}})",

@@ -1,84 +1,24 @@
 // The c10d collectives over Gloo on loopback, with two forked ranks: broadcast, all-reduce,
-// gathering, the bucketed gradient average and a lost rank. Each rank reports through its exit
+// gathering, reduce-scatter and a lost rank. Each rank reports through its exit
 // status; every wait is bounded.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <functional>
 #include <thread>
 
-#include "olv2/engine/dist/all_reduce_gradient_sync.h"
 #include "olv2/engine/dist/process_group.h"
 #include "olv2/util/error.h"
+#include "support/forked_ranks.h"
 
 namespace olv2 {
 namespace {
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-// Runs `body(rank)` in two forked processes that form a process group; returns their exit
-// statuses (the body's return value; 99 for an exception, -1 when killed after `limit`).
 std::vector<int> run_two_ranks(const std::function<int(ProcessGroupCollective&)>& body,
                                double timeout_s = 10.0,
                                std::chrono::seconds limit = std::chrono::seconds(40)) {
-  const int port = free_port();
-  std::vector<pid_t> children;
-  for (int64_t rank = 0; rank < 2; ++rank) {
-    const pid_t child = fork();
-    if (child == 0) {
-      at::set_num_threads(1);
-      int status = 99;
-      try {
-        LaunchEnvironment env;
-        env.rank = rank;
-        env.world_size = 2;
-        env.local_rank = rank;
-        env.local_world_size = 2;
-        env.master_port = port;
-        DistributedOptions options;
-        options.timeout_s = timeout_s;
-        ProcessGroupCollective collective(env, options, c10::Device(c10::kCPU));
-        status = body(collective);
-      } catch (const std::exception& error) {
-        std::fprintf(stderr, "rank %ld: %s\n", static_cast<long>(rank), error.what());
-      }
-      std::fflush(stderr);
-      std::_Exit(status);
-    }
-    children.push_back(child);
-  }
-  std::vector<int> statuses(2, -1);
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  for (size_t i = 0; i < children.size(); ++i) {
-    int status = 0;
-    while (waitpid(children[i], &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        kill(children[i], SIGKILL);
-        waitpid(children[i], &status, 0);
-        status = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    statuses[i] = status == -1 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  }
-  return statuses;
+  return test::run_forked_ranks(body, 2, timeout_s, limit);
 }
 
 TEST(ProcessGroupCollective, BroadcastAllReduceAndGatherAcrossTwoRanks) {
@@ -99,24 +39,27 @@ TEST(ProcessGroupCollective, BroadcastAllReduceAndGatherAcrossTwoRanks) {
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));
 }
 
-// Different gradients on each rank (and a parameter with a gradient on one rank only) become
-// their average on both; an overflow on one rank is an overflow on all.
-TEST(AllReduceGradientSync, AveragesGradientsInSmallBucketsAndSharesOverflow) {
+// The background collectives the gradient sync and ZeRO use: an all-reduce waited for later,
+// a reduce-scatter (native or emulated, as this LibTorch's Gloo has it) and an all-gather.
+TEST(ProcessGroupCollective, StartedAllReduceReduceScatterAndAllGather) {
   const auto statuses = run_two_ranks([](ProcessGroupCollective& c) {
     const double r = static_cast<double>(c.rank());
-    std::vector<at::Tensor> params = {torch::zeros({4, 3}), torch::zeros({5}),
-                                      torch::zeros({2}, torch::kDouble)};
-    params[0].mutable_grad() = torch::full({4, 3}, 2.0 + 2.0 * r);
-    if (c.rank() == 1) params[1].mutable_grad() = torch::full({5}, 4.0);
-    params[2].mutable_grad() = torch::full({2}, r, torch::kDouble);
-    AllReduceGradientSync sync(c, /*bucket_cap_mb=*/40.0 / (1024 * 1024));  // 40-byte buckets
-    const bool overflow = sync.synchronize(params, /*local_overflow=*/false);
-    const bool shared_overflow = sync.synchronize(params, /*local_overflow=*/c.rank() == 1);
-    // The second call averaged already-equal gradients: unchanged.
-    const bool ok = !overflow && shared_overflow &&
-                    params[0].grad().equal(torch::full({4, 3}, 3.0)) &&
-                    params[1].grad().equal(torch::full({5}, 2.0)) &&
-                    params[2].grad().equal(torch::full({2}, 0.5, torch::kDouble));
+    at::Tensor summed = torch::arange(6, torch::kFloat) + r;
+    auto pending = c.start_all_reduce_sum(summed);
+    // Parts 0 and 1 of [0, 1, 2, 3] + 10 r: rank 0 gets [0 + 10, 1 + 11], rank 1 [2 + 12, 3 + 13].
+    at::Tensor input = torch::arange(4, torch::kFloat) + 10.0 * r;
+    at::Tensor part = torch::empty({2});
+    auto scattered = c.start_reduce_scatter_sum(input, part);
+    scattered->wait();
+    pending->wait();
+    at::Tensor gathered = torch::empty({4});
+    c.all_gather(torch::full({2}, 1.0 + r), gathered);
+    const at::Tensor expected_part =
+        c.rank() == 0 ? torch::tensor({10.0f, 12.0f}) : torch::tensor({14.0f, 16.0f});
+    const bool ok = summed.equal(torch::arange(6, torch::kFloat) * 2 + 1) &&
+                    part.equal(expected_part) &&
+                    gathered.equal(torch::tensor({1.0f, 1.0f, 2.0f, 2.0f})) &&
+                    c.reduce_scatter_method().rfind("gloo ", 0) == 0;
     return ok ? 0 : 1;
   });
   EXPECT_EQ(statuses, (std::vector<int>{0, 0}));

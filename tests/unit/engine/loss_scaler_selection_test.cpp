@@ -70,6 +70,8 @@ TEST(LossScalerSelection, ZeroStageZeroIsStillFp16Optimizer) {
             LossScalerKind::kFp16Optimizer);
 }
 
+// With one process there is nothing to shard: the note says so; the stage is kept for the
+// run (several ranks shard by it).
 TEST(LossScalerSelection, ZeroStageOneRunsDynamicLossScalerAndNotesNoSharding) {
   const TrainingSettings settings = with_json(original_with_zero_stage(1), "zero1.json");
   EXPECT_EQ(settings.precision.scaler_kind, LossScalerKind::kDynamicLossScaler);
@@ -79,8 +81,13 @@ TEST(LossScalerSelection, ZeroStageOneRunsDynamicLossScalerAndNotesNoSharding) {
             std::string::npos);
   ASSERT_EQ(settings.notes.size(), 1u);
   EXPECT_NE(settings.notes[0].find("ZeRO stage 1"), std::string::npos) << settings.notes[0];
-  EXPECT_NE(settings.notes[0].find("optimizer state is not sharded here"), std::string::npos)
+  EXPECT_NE(settings.notes[0].find("with one process: nothing to shard"), std::string::npos)
       << settings.notes[0];
+  EXPECT_EQ(settings.zero_stage, 1);
+  const TrainingSettings two_ranks = apply_deepspeed_config(
+      yaml_settings(), parse_deepspeed_config(original_with_zero_stage(2).dump(), "z.json"), 2);
+  EXPECT_EQ(two_ranks.zero_stage, 2);
+  EXPECT_TRUE(two_ranks.notes.empty());
 }
 
 // get_dynamic_loss_scale_args returns None, so CreateLossScaler builds
@@ -102,7 +109,7 @@ TEST(LossScalerSelection, LossScaleAloneIsNotADynamicScalingKey) {
 }
 
 TEST(LossScalerSelection, AnyDynamicScalingKeyBringsTheConfigDefaultsUnderZero) {
-  nlohmann::json json = original_with_zero_stage(3);
+  nlohmann::json json = original_with_zero_stage(2);
   json["fp16"]["loss_scale_window"] = 500;
   const TrainingSettings settings = with_json(json);
   EXPECT_EQ(settings.precision.scaler.initial_scale_power, 16);

@@ -75,7 +75,7 @@ TEST(OptimizerHook, AnOverflowSkipsExactlyThatStep) {
   context.scaler = &scaler;
   context.params = step.params;
   LrScheduleHook lr_hook;
-  OptimizerHook optimizer_hook(GradClipOptions{}, std::make_unique<SingleProcessGradientSync>());
+  OptimizerHook optimizer_hook(GradClipOptions{});
   const auto one_step = [&](bool inject_inf) {
     lr_hook.before_step(context);
     step.backward(scaler.scale(), inject_inf);

@@ -109,8 +109,7 @@ struct Fixture {
     context.max_epochs = epochs;
     std::vector<std::unique_ptr<Hook>> hooks;
     hooks.push_back(std::make_unique<LrScheduleHook>());
-    hooks.push_back(std::make_unique<OptimizerHook>(std::nullopt,
-                                                    std::make_unique<SingleProcessGradientSync>()));
+    hooks.push_back(std::make_unique<OptimizerHook>(std::nullopt));
     hooks.push_back(std::make_unique<RecordingHook>(events));
     Trainer(context, *loader, TrainStepOptions{}, std::move(hooks)).run();
   }

@@ -19,8 +19,10 @@ uint64_t run_seed(std::optional<int64_t> seed_flag, const TrainingCheckpoint* ch
                   const std::filesystem::path& checkpoint_path);
 
 // A resumed run must continue the checkpoint's trajectory: the same world size,
-// samples_per_gpu and gradient accumulation. Otherwise an input error naming the setting and
-// both values.
+// samples_per_gpu and gradient accumulation. A checkpoint written at an epoch's end may also
+// resume under another layout of the same world batch (ranks x samples x accumulation; logged),
+// e.g. after moving to fewer or more GPUs. Otherwise an input error naming the setting and both
+// values.
 void check_same_trajectory(const RunIdentity& run, const TrainingCheckpoint& checkpoint,
                            const std::filesystem::path& checkpoint_path);
 

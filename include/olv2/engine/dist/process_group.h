@@ -36,6 +36,11 @@ class ProcessGroupCollective : public Collective {
   int64_t rank() const override { return env_.rank; }
   int64_t world_size() const override { return env_.world_size; }
   void all_reduce_sum(std::vector<at::Tensor>& tensors) override;
+  std::unique_ptr<PendingCollective> start_all_reduce_sum(at::Tensor tensor) override;
+  std::unique_ptr<PendingCollective> start_reduce_scatter_sum(at::Tensor input,
+                                                              at::Tensor part) override;
+  std::string reduce_scatter_method() const override;
+  void all_gather(const at::Tensor& part, at::Tensor& output) override;
   void broadcast(std::vector<at::Tensor>& tensors, int64_t root) override;
   std::vector<std::string> all_gather_bytes(const std::string& bytes) override;
   void barrier() override;
@@ -45,6 +50,8 @@ class ProcessGroupCollective : public Collective {
   template <typename Operation>
   void guarded(const char* what, Operation&& operation);
   std::string lost_ranks();
+  bool native_reduce_scatter() const;
+  class Pending;
   void beat();
 
   LaunchEnvironment env_;

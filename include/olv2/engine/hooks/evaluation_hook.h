@@ -28,7 +28,9 @@ class EvaluationHook : public Hook {
 
  private:
   void validate_now(TrainContext& context, int64_t epochs_done);
-  void save_if_best(TrainContext& context, int64_t epochs_done, const EvaluationMetrics& metrics);
+  // Rank 0 (which holds `metrics`): whether this validation beats the best so far.
+  bool improves(const TrainContext& context, const EvaluationMetrics& metrics) const;
+  void save_best(TrainContext& context, int64_t epochs_done, const EvaluationMetrics& metrics);
 
   EvaluationOptions options_;
   const OpenLaneV2Dataset& dataset_;

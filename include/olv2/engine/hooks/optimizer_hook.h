@@ -1,5 +1,4 @@
 #pragma once
-#include <memory>
 #include <optional>
 
 #include "olv2/engine/dist/gradient_sync.h"
@@ -9,16 +8,16 @@
 namespace olv2 {
 
 // The optimizer step at the step boundary (mmcv's OptimizerHook / Fp16OptimizerHook):
-// apply_optimizer_step (unscale, overflow check, gradient sync, clip, step), then zero the
-// gradients for the next step.
+// apply_optimizer_step (gradient sync, unscale, overflow check, clip, step) with the context's
+// gradient sync and ZeRO optimizer, then zero the gradients for the next step.
 class OptimizerHook : public Hook {
  public:
-  OptimizerHook(std::optional<GradClipOptions> clip, std::unique_ptr<GradientSync> sync);
+  explicit OptimizerHook(std::optional<GradClipOptions> clip);
   void after_backward(TrainContext& context) override;
 
  private:
   std::optional<GradClipOptions> clip_;
-  std::unique_ptr<GradientSync> sync_;
+  SingleProcessGradientSync one_process_;
 };
 
 }  // namespace olv2

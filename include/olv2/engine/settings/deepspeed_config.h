@@ -49,9 +49,9 @@ struct DeepSpeedConfig {
   std::optional<double> gradient_clipping;            // 0 turns clipping off, as in DeepSpeed
   std::optional<DeepSpeedFp16> fp16;
   std::optional<bool> bf16_enabled;  // `bf16.enabled` (or the old name `bfloat16`)
-  // `zero_optimization.stage` (0..3; the old boolean form means 1 or 0). Here it
-  // only picks the loss scaler: nothing is sharded. Of the other keys only
-  // communication tuning is accepted (and ignored).
+  // `zero_optimization.stage` (0..2; the old boolean form means 1 or 0; 3 is refused: it
+  // shards the parameters themselves). Of the other keys only communication tuning is
+  // accepted (and ignored: buckets and overlap come from `dist_params`).
   std::optional<int64_t> zero_stage;
   std::vector<std::string> ignored;  // keys accepted without effect, "key: why"
 };

@@ -39,11 +39,14 @@ struct TrainingSettings {
   int64_t samples_per_gpu = 1;
   int64_t accumulation_steps = 1;
   PrecisionSettings precision;
+  // DeepSpeed's `zero_optimization.stage`: 1 shards the optimizer state over the ranks, 2 also
+  // the gradients (engine/dist/zero_optimizer.h); 0 shards nothing.
+  int64_t zero_stage = 0;
   // One "setting = value <- source" line per setting, for the log.
   std::vector<std::string> sources;
   // Notes for the log, once each: what a DeepSpeed JSON asks for that runs
-  // differently here (ZeRO stage >= 1: optimizer state is not sharded; fp16
-  // keys FP16_Optimizer ignores).
+  // differently here (ZeRO with one process: nothing to shard; fp16 keys
+  // FP16_Optimizer ignores).
   std::vector<std::string> notes;
 };
 

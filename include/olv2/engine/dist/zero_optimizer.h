@@ -1,0 +1,90 @@
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <torch/optim/optimizer.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "olv2/engine/dist/all_reduce_gradient_sync.h"
+#include "olv2/engine/dist/bucket_readiness.h"
+#include "olv2/engine/dist/gradient_buckets.h"
+#include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/solver/optimizer.h"
+#include "olv2/solver/param_groups.h"
+#include "olv2/util/collective.h"
+#include "olv2/util/pth/pth_value.h"
+
+namespace olv2 {
+
+// DeepSpeed's ZeRO stages 1 and 2 over the ranks of `collective`. The parameters are laid out
+// in DDP's gradient buckets (one param group each), and every bucket is cut into world-size
+// equal parts: rank r owns part r of every bucket. The Adam/AdamW state exists only for the
+// rank's parts (an optimizer over flat part tensors, one param group per `groups` entry, so
+// that the LR schedule drives it as it drives the unsharded one); each step the rank updates
+// its parts and every bucket's parts are all-gathered into the parameters of every rank.
+//
+// Stage 1: gradients are all-reduced as without ZeRO (overlapped or not), every rank holds
+// them whole until the step. Stage 2: each bucket is reduce-scattered instead (Gloo without a
+// reduce-scatter: all-reduced, this rank's part kept) and the bucket's full gradients are freed
+// at once, so that after the step's last backward a rank holds 1/world of the gradients; the
+// other micro-batches of an accumulation step still accumulate whole gradients (DeepSpeed
+// reduces at every micro-batch instead). Adam's update is elementwise, so the weights equal the
+// unsharded run's up to the global gradient norm's summation order.
+class ZeroOptimizer : public GradientSync {
+ public:
+  // `params` in registration order with their index into `groups`; `groups` as the unsharded
+  // optimizer would get them (their lr and weight decay).
+  ZeroOptimizer(int64_t stage, Collective& collective, std::vector<at::Tensor> params,
+                std::vector<int64_t> group_of, std::vector<ParamGroup> groups,
+                const AdamOptions& adam, double bucket_cap_mb, bool overlap);
+  ~ZeroOptimizer() override;
+
+  // The optimizer over this rank's parts: its param groups carry the lrs.
+  torch::optim::Optimizer& optimizer() { return *parts_optimizer_; }
+
+  void before_backward(const at::Tensor& loss, bool last) override;
+  SyncedGradients finish(const std::vector<at::Tensor>& params) override;
+  std::string describe() const override;
+
+  // Updates this rank's parts with the (averaged, unscaled, clipped) gradients, then gathers
+  // every rank's parts into the parameters.
+  void step();
+  // Drops the gradients of the parameters and of the parts.
+  void zero_grad();
+
+  // The whole optimizer state in PyTorch's layout (adam_state_to_pth's), gathered from every
+  // rank's parts: a collective, every rank calls it; rank 0 gets the state, the others nothing.
+  std::optional<PthValue> gather_state();
+  // Takes this rank's parts of a whole state (adam_state_to_pth's layout, written by any world
+  // size or stage). Throws an input error naming what does not fit.
+  void load_state(const PthValue& state);
+
+  // Bytes of optimizer state and of gradients this rank holds now.
+  int64_t optimizer_state_bytes() const;
+  int64_t gradient_bytes() const;
+
+ private:
+  void launch_reduce_scatter(size_t bucket);
+  std::unique_ptr<torch::optim::Optimizer> whole_optimizer() const;
+
+  int64_t stage_;
+  Collective& collective_;
+  std::vector<at::Tensor> params_;
+  std::vector<ParamGroup> groups_;
+  AdamOptions adam_;
+  int64_t bucket_bytes_;
+  bool overlap_;
+  std::vector<GradientBucket> buckets_;
+  std::vector<at::Tensor> parts_;  // this rank's part of each bucket
+  std::unique_ptr<torch::optim::Optimizer> parts_optimizer_;
+  // Stage 1: the all-reduce of the unsharded run. Stage 2: reduce-scatters.
+  std::unique_ptr<AllReduceGradientSync> all_reduce_;
+  std::vector<at::Tensor> flat_;
+  std::vector<std::unique_ptr<PendingCollective>> pending_;
+  std::unique_ptr<BucketReadiness> readiness_;
+};
+
+}  // namespace olv2
