@@ -53,7 +53,7 @@ SyncedGradients AllReduceGradientSync::finish(const std::vector<at::Tensor>& par
     }
     flat_[b] = at::Tensor();
   }
-  return {params};
+  return SyncedGradients::whole(params);
 }
 
 std::string AllReduceGradientSync::describe() const {

@@ -138,7 +138,9 @@ SyncedGradients ZeroOptimizer::finish(const std::vector<at::Tensor>& params) {
     flat_[b] = at::Tensor();
     parts_[b].mutable_grad().mul_(inverse_world);
   }
-  SyncedGradients synced{parts_, &collective_, {}};
+  SyncedGradients synced;
+  synced.holders = parts_;
+  synced.parts_over = &collective_;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     for (const PartSlice& slice :
          part_slices(buckets_[b], params_, collective_.rank(), collective_.world_size())) {
@@ -298,11 +300,11 @@ std::string ZeroOptimizer::describe() const {
   if (stage_ == 2) out << " and gradients";
   out << " sharded (each rank keeps 1/" << world << " of " << buckets_.size()
       << " buckets of at most " << static_cast<double>(bucket_bytes_) / (1024.0 * 1024.0)
-      << " MB; parameters whole on every rank, gathered after each step); gradients ";
+      << " MB; parameters whole on every rank, gathered after each step); ";
   if (stage_ == 1) {
     out << all_reduce_->describe();
   } else {
-    out << "reduce-scattered per bucket (" << collective_.reduce_scatter_method() << ", "
+    out << "gradients reduce-scattered per bucket (" << collective_.reduce_scatter_method() << ", "
         << (overlap_ ? "overlapped with the backward" : "after the backward") << ")";
   }
   return out.str();

@@ -2,6 +2,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "olv2/util/collective.h"
@@ -18,6 +19,13 @@ struct SyncedGradients {
   // With `parts_over`: the holders' gradients cut at parameter boundaries (views), so that the
   // norm sums per-parameter norms as the unsharded step does.
   std::vector<at::Tensor> pieces;
+
+  // Every rank holds the whole averaged gradients in `holders`.
+  static SyncedGradients whole(std::vector<at::Tensor> holders) {
+    SyncedGradients synced;
+    synced.holders = std::move(holders);
+    return synced;
+  }
 };
 
 // How the gradients of every rank meet within an optimizer step. The loop calls
@@ -36,7 +44,9 @@ class GradientSync {
 // One process: its gradients are already the whole batch's.
 class SingleProcessGradientSync : public GradientSync {
  public:
-  SyncedGradients finish(const std::vector<at::Tensor>& params) override { return {params}; }
+  SyncedGradients finish(const std::vector<at::Tensor>& params) override {
+    return SyncedGradients::whole(params);
+  }
   std::string describe() const override { return "one process: no gradient all-reduce"; }
 };
 
