@@ -199,6 +199,29 @@ TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
     EXPECT_EQ(single_val.at(key), multi_val.at(key)) << key;
 }
 
+// BatchNorm on batch statistics: 2 ranks x batch 1 with SyncBN equal 1 rank x batch 2 with BN
+// (the frames of TwoRanksOfOneSampleEqualOneRankOfTwo), the residual blocks recomputed in the
+// backward (`with_cp`), so that SyncBN's collectives also run inside the backward, beside the
+// overlapped gradient all-reduce. The checkpoint's running statistics are compared with the
+// weights.
+TEST(DistributedTraining, SyncBNTwoRanksOfOneSampleEqualBatchNormOverTwo) {
+  const fs::path meta_root = pair_meta_root();
+  const fs::path single = test::scratch_dir("batch_norm_one_rank");
+  const fs::path multi = test::scratch_dir("sync_bn_two_ranks");
+  const std::vector<std::string> common = {"model.img_backbone.norm_eval=false",
+                                           "model.img_backbone.with_cp=true"};
+  std::vector<std::string> one_rank = common, two_ranks = common;
+  one_rank.insert(one_rank.end(), {"data.samples_per_gpu=2", "--no-validate"});
+  two_ranks.insert(two_ranks.end(), {"model.img_backbone.norm_cfg.type=SyncBN",
+                                     "data.samples_per_gpu=1", "--no-validate"});
+  const std::vector<test::RankResult> results = run_one_then_two_ranks(
+      tiny_arguments(single, meta_root, one_rank), tiny_arguments(multi, meta_root, two_ranks));
+  ASSERT_EQ(results.size(), 2u);
+  expect_same_first_step(single, multi,
+                         {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
+                          "topology_lclc_loss_cls"});
+}
+
 // large_tiny.yaml (BaselineLarge) on `collection` with every dropout at 0.
 std::vector<std::string> large_tiny_arguments(const fs::path& work_dir, const fs::path& meta_root,
                                               const std::vector<std::string>& options) {

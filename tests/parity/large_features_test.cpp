@@ -19,7 +19,7 @@ ResNetOptions large_fixture_backbone_options() {
   o.stem_channels = 32;  // mmdet: the stem follows base_channels unless given
   o.out_indices = {1, 2, 3};
   o.frozen_stages = 1;
-  o.norm_requires_grad = false;
+  o.norm.requires_grad = false;
   o.norm_eval = true;
   return o;
 }

@@ -39,8 +39,6 @@ void set_requires_grad(torch::nn::Module& module, bool requires_grad) {
 }  // namespace
 
 Schema ResNetOptions::schema() {
-  Schema norm = typed_schema("BN");
-  norm.optional("requires_grad", Schema::boolean());
   Schema schema = typed_schema("ResNet");
   schema.required("depth", Schema::integer())
       .optional("in_channels", Schema::integer())
@@ -52,7 +50,7 @@ Schema ResNetOptions::schema() {
       .optional("out_indices", integers_schema())
       .optional("style", Schema::string().choices({"pytorch", "caffe"}))
       .optional("frozen_stages", Schema::integer())
-      .optional("norm_cfg", norm)
+      .optional("norm_cfg", BatchNormOptions::schema())
       .optional("norm_eval", Schema::boolean())
       .optional("with_cp", Schema::boolean())
       .optional("zero_init_residual", Schema::boolean())
@@ -72,9 +70,8 @@ ResNetOptions ResNetOptions::from_config(const ConfigNode& section) {
   if (const ConfigNode* v = section.find("out_indices")) o.out_indices = v->as_vector<int64_t>();
   o.style = section.get<std::string>("style", o.style);
   o.frozen_stages = section.get<int64_t>("frozen_stages", o.frozen_stages);
-  if (const ConfigNode* norm = section.find("norm_cfg")) {
-    o.norm_requires_grad = norm->get<bool>("requires_grad", o.norm_requires_grad);
-  }
+  if (const ConfigNode* norm = section.find("norm_cfg"))
+    o.norm = BatchNormOptions::from_config(*norm);
   o.norm_eval = section.get<bool>("norm_eval", o.norm_eval);
   o.with_cp = section.get<bool>("with_cp", o.with_cp);
   o.zero_init_residual = section.get<bool>("zero_init_residual", o.zero_init_residual);
@@ -110,9 +107,7 @@ ResNetImpl::ResNetImpl(const ResNetOptions& options) : options_(options) {
                             .stride(2)
                             .padding(3)
                             .bias(false)));
-  bn1_ = register_module("bn1", torch::nn::BatchNorm2d(options.stem_channels));
-  bn1_->weight.requires_grad_(options.norm_requires_grad);
-  bn1_->bias.requires_grad_(options.norm_requires_grad);
+  bn1_ = register_module("bn1", BatchNorm2dLayer(options.stem_channels, options.norm));
 
   int64_t inplanes = options.stem_channels;
   for (int64_t stage = 0; stage < num_stages; ++stage) {
@@ -126,11 +121,11 @@ ResNetImpl::ResNetImpl(const ResNetOptions& options) : options_(options) {
       block_options.dilation = options.dilations[stage];
       block_options.caffe_style = options.style == "caffe";
       block_options.with_cp = options.with_cp;
-      block_options.norm_requires_grad = options.norm_requires_grad;
+      block_options.norm = options.norm;
       torch::nn::Sequential downsample{nullptr};
       if (block == 0 && (block_options.stride != 1 || inplanes != planes * expansion_)) {
-        downsample = make_downsample(inplanes, planes * expansion_, block_options.stride,
-                                     options.norm_requires_grad);
+        downsample =
+            make_downsample(inplanes, planes * expansion_, block_options.stride, options.norm);
       }
       if (arch.bottleneck) {
         layer->push_back(Bottleneck(block_options, downsample));

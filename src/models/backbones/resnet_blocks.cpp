@@ -16,13 +16,6 @@ torch::nn::Conv2d conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, 
                                .bias(false));
 }
 
-torch::nn::BatchNorm2d batch_norm(int64_t channels, bool requires_grad) {
-  torch::nn::BatchNorm2d norm(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1));
-  norm->weight.requires_grad_(requires_grad);
-  norm->bias.requires_grad_(requires_grad);
-  return norm;
-}
-
 // mmdet checkpoints a block only when its input needs a gradient (`with_cp and
 // x.requires_grad`).
 bool should_checkpoint(bool with_cp, const at::Tensor& x) {
@@ -32,9 +25,9 @@ bool should_checkpoint(bool with_cp, const at::Tensor& x) {
 }  // namespace
 
 torch::nn::Sequential make_downsample(int64_t inplanes, int64_t outplanes, int64_t stride,
-                                      bool norm_requires_grad) {
+                                      const BatchNormOptions& norm) {
   return torch::nn::Sequential(conv(inplanes, outplanes, 1, stride, 0, 1),
-                               batch_norm(outplanes, norm_requires_grad));
+                               BatchNorm2dLayer(outplanes, norm));
 }
 
 BasicBlockImpl::BasicBlockImpl(const ResBlockOptions& o, torch::nn::Sequential downsample)
@@ -43,9 +36,9 @@ BasicBlockImpl::BasicBlockImpl(const ResBlockOptions& o, torch::nn::Sequential d
   // conv2, bn2, downsample.
   conv1_ =
       register_module("conv1", conv(o.inplanes, o.planes, 3, o.stride, o.dilation, o.dilation));
-  bn1_ = register_module("bn1", batch_norm(o.planes, o.norm_requires_grad));
+  bn1_ = register_module("bn1", BatchNorm2dLayer(o.planes, o.norm));
   conv2_ = register_module("conv2", conv(o.planes, o.planes, 3, 1, 1, 1));
-  bn2_ = register_module("bn2", batch_norm(o.planes, o.norm_requires_grad));
+  bn2_ = register_module("bn2", BatchNorm2dLayer(o.planes, o.norm));
   if (downsample) downsample_ = register_module("downsample", std::move(downsample));
 }
 
@@ -68,12 +61,12 @@ BottleneckImpl::BottleneckImpl(const ResBlockOptions& o, torch::nn::Sequential d
   const int64_t conv1_stride = o.caffe_style ? o.stride : 1;
   const int64_t conv2_stride = o.caffe_style ? 1 : o.stride;
   conv1_ = register_module("conv1", conv(o.inplanes, o.planes, 1, conv1_stride, 0, 1));
-  bn1_ = register_module("bn1", batch_norm(o.planes, o.norm_requires_grad));
+  bn1_ = register_module("bn1", BatchNorm2dLayer(o.planes, o.norm));
   conv2_ =
       register_module("conv2", conv(o.planes, o.planes, 3, conv2_stride, o.dilation, o.dilation));
-  bn2_ = register_module("bn2", batch_norm(o.planes, o.norm_requires_grad));
+  bn2_ = register_module("bn2", BatchNorm2dLayer(o.planes, o.norm));
   conv3_ = register_module("conv3", conv(o.planes, o.planes * kExpansion, 1, 1, 0, 1));
-  bn3_ = register_module("bn3", batch_norm(o.planes * kExpansion, o.norm_requires_grad));
+  bn3_ = register_module("bn3", BatchNorm2dLayer(o.planes * kExpansion, o.norm));
   if (downsample) downsample_ = register_module("downsample", std::move(downsample));
 }
 

@@ -13,6 +13,7 @@
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/models/backbones/backbone.h"
+#include "olv2/models/layers/batch_norm_2d.h"
 
 namespace olv2 {
 
@@ -27,9 +28,9 @@ struct ResNetOptions : BackboneOptions {
   std::vector<int64_t> out_indices{0, 1, 2, 3};
   std::string style = "pytorch";  // or "caffe": Bottleneck stride on its first 1x1 conv
   int64_t frozen_stages = -1;     // stem and layer1..layerN: no gradient, eval mode
-  bool norm_requires_grad = true;
-  bool norm_eval = true;  // BatchNorm layers stay in eval mode while training
-  bool with_cp = false;   // activation checkpointing of every residual block
+  BatchNormOptions norm;          // `norm_cfg`
+  bool norm_eval = true;          // BatchNorm layers stay in eval mode while training
+  bool with_cp = false;           // activation checkpointing of every residual block
   bool zero_init_residual = true;
 
   // mmdet's `type: ResNet` keys, plus `init_cfg`.
@@ -67,7 +68,7 @@ class ResNetImpl : public BackboneImpl {
   ResNetOptions options_;
   int64_t expansion_ = 1;
   torch::nn::Conv2d conv1_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr};
+  BatchNorm2dLayer bn1_{nullptr};
   std::vector<torch::nn::Sequential> layers_;
 };
 TORCH_MODULE(ResNet);
