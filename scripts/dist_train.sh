@@ -1,9 +1,12 @@
 #!/bin/bash
-# Trains with N local data-parallel processes:
+# Trains with N data-parallel processes on this node:
 #
-#   scripts/dist_train.sh CONFIG N [train_ds args...]
+#   scripts/dist_train.sh [--nnodes M --node-rank I --master-addr HOST] CONFIG N [train_ds args...]
 #
-# runs `train_ds CONFIG --launcher pytorch [args...]` as ranks 0..N-1 of one node. The
+# runs `train_ds CONFIG --launcher pytorch [args...]` as the N ranks of node I (0..M-1; by
+# default one node, I = 0, HOST = 127.0.0.1): ranks I*N .. I*N+N-1 of M*N. On several nodes run
+# it on every node with the same M, HOST (node 0's address, reachable from every node) and
+# MASTER_PORT (then required: the nodes must agree on it). The
 # launcher is the first of these that applies (DIST_LAUNCHER=torchrun|venv|wrapper|self forces
 # one). A torchrun's rendezvous store must speak the protocol of train_ds's LibTorch (a LibTorch
 # 2 client cannot talk to a torch 1.x store), so `train_ds --version` decides between 2 and 3:
@@ -18,16 +21,40 @@
 #      rank fails stops the others.
 #
 # Environment: TRAIN_DS (the program; default build/bin/train_ds of this checkout),
-# MASTER_PORT (default: a free port), OMP_NUM_THREADS (default max(1, cores / N)).
+# MASTER_PORT (default on one node: a free port), OMP_NUM_THREADS (default max(1, cores / N)),
+# GLOO_SOCKET_IFNAME (the interface Gloo uses; default: the one on the route to HOST).
 # Exit status: 0 when every rank succeeded; 2 for a bad invocation. Through torchrun (1 and 2)
 # torchrun's: 1 when a rank failed. Self-launched: the status of the first rank that failed
 # (128 + signal when a signal ended it), or 128 + signal when this script was interrupted.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 CONFIG N [train_ds args...]" >&2
+  echo "usage: $0 [--nnodes M --node-rank I --master-addr HOST] CONFIG N [train_ds args...]" >&2
   exit 2
 }
+
+nnodes=1
+node_rank=0
+master_addr=127.0.0.1
+while [[ $# -gt 0 && $1 == --* ]]; do
+  [[ $# -ge 2 ]] || usage
+  case "$1" in
+    --nnodes) nnodes=$2 ;;
+    --node-rank | --node_rank) node_rank=$2 ;;
+    --master-addr | --master_addr) master_addr=$2 ;;
+    *) usage ;;
+  esac
+  shift 2
+done
+[[ $nnodes =~ ^[1-9][0-9]*$ && $node_rank =~ ^[0-9]+$ ]] || usage
+if ((node_rank >= nnodes)); then
+  echo "$0: --node-rank $node_rank must be below --nnodes $nnodes" >&2
+  exit 2
+fi
+if ((nnodes > 1)) && [[ -z ${MASTER_PORT:-} ]]; then
+  echo "$0: with --nnodes $nnodes set MASTER_PORT, the same on every node" >&2
+  exit 2
+fi
 
 [[ $# -ge 2 ]] || usage
 config=$1
@@ -62,7 +89,7 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$((cores / nprocs > 0 ? cores / nproc
 # A launch of one process running `true` tells a working torchrun from a broken one.
 torchrun_works() {
   command -v torchrun >/dev/null 2>&1 &&
-    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$port" \
+    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$(free_port)" \
       --monitor_interval 0.1 --no_python true >/dev/null 2>&1
 }
 
@@ -90,9 +117,11 @@ if [[ -z $launcher ]]; then
   fi
 fi
 
-torchrun_args=(--nproc_per_node "$nprocs" --master_addr 127.0.0.1 --master_port "$port"
+torchrun_args=(--nnodes "$nnodes" --node_rank "$node_rank" --nproc_per_node "$nprocs"
+  --master_addr "$master_addr" --master_port "$port"
   --no_python "$train_ds_path" "$config" --launcher pytorch "$@")
-echo "$0: $nprocs ranks via $launcher, MASTER_PORT=$port, OMP_NUM_THREADS=$OMP_NUM_THREADS" >&2
+echo "$0: $nprocs ranks of node $node_rank of $nnodes via $launcher, MASTER_ADDR=$master_addr," \
+  "MASTER_PORT=$port, OMP_NUM_THREADS=$OMP_NUM_THREADS" >&2
 case "$launcher" in
   torchrun) exec torchrun "${torchrun_args[@]}" ;;
   venv) exec "$root/.venv/bin/torchrun" "${torchrun_args[@]}" ;;
@@ -139,8 +168,8 @@ trap 'on_signal HUP' HUP
 set -m
 for ((rank = 0; rank < nprocs; rank++)); do
   (
-    export RANK=$rank WORLD_SIZE=$nprocs LOCAL_RANK=$rank LOCAL_WORLD_SIZE=$nprocs
-    export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port
+    export RANK=$((node_rank * nprocs + rank)) WORLD_SIZE=$((nnodes * nprocs))
+    export LOCAL_RANK=$rank LOCAL_WORLD_SIZE=$nprocs MASTER_ADDR=$master_addr MASTER_PORT=$port
     exec "$train_ds_path" "$config" --launcher pytorch "$@" </dev/null
   ) &
   rank_of[$!]=$rank

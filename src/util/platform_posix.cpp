@@ -1,7 +1,11 @@
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +221,35 @@ std::string run_capturing_stdout(const std::string& command, int& exit_status) {
   const int status = ::pclose(pipe);
   exit_status = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;
+}
+
+std::optional<std::string> local_address_towards(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  // Any port: a datagram socket's connect only picks the route.
+  if (::getaddrinfo(host.c_str(), "9", &hints, &found) != 0 || found == nullptr)
+    return std::nullopt;
+  std::optional<std::string> address;
+  for (const addrinfo* entry = found; entry != nullptr && !address; entry = entry->ai_next) {
+    const int fd = ::socket(entry->ai_family, entry->ai_socktype, entry->ai_protocol);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t length = sizeof(local);
+    if (::connect(fd, entry->ai_addr, entry->ai_addrlen) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+      char text[INET6_ADDRSTRLEN] = {};
+      const void* raw =
+          local.ss_family == AF_INET
+              ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
+              : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr);
+      if (::inet_ntop(local.ss_family, raw, text, sizeof(text)) != nullptr) address = text;
+    }
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return address;
 }
 
 }  // namespace olv2::platform

@@ -272,4 +272,8 @@ std::string run_capturing_stdout(const std::string& command, int& exit_status) {
   return output;
 }
 
+std::optional<std::string> local_address_towards(const std::string& /*host*/) {
+  return std::nullopt;  // multi-host training runs on Linux
+}
+
 }  // namespace olv2::platform

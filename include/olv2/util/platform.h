@@ -49,6 +49,11 @@ int64_t thread_count();
 int64_t process_id();
 std::string host_name();
 
+// This host's address on the route towards `host` (a name or a numeric address): the source
+// address the OS would use to reach it (nothing is sent). Nothing when `host` does not resolve
+// or no route leads there, and on Windows.
+std::optional<std::string> local_address_towards(const std::string& host);
+
 // The path of the running executable.
 std::filesystem::path executable_path();
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 
+#include "olv2/engine/logging/python_format.h"
 #include "olv2/util/error.h"
 #include "olv2/util/logging.h"
 #include "olv2/util/platform.h"
@@ -53,12 +54,28 @@ c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnvironment& env, bool
   return c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
 }
 
+// The address Gloo's connections use: the interface GLOO_SOCKET_IFNAME names; loopback for a
+// local run; else this host's address on the route to MASTER_ADDR (the host name's address,
+// Gloo's own default, is often loopback, which other hosts cannot reach).
 std::shared_ptr<::gloo::transport::Device> gloo_device(const LaunchEnvironment& env) {
   if (const auto interface = platform::environment_variable("GLOO_SOCKET_IFNAME")) {
-    return c10d::ProcessGroupGloo::createDeviceForInterface(*interface);
+    try {
+      return c10d::ProcessGroupGloo::createDeviceForInterface(*interface);
+    } catch (const std::exception& error) {
+      std::string message = error.what();
+      message = message.substr(0, message.find('\n'));
+      throw input_error("GLOO_SOCKET_IFNAME=" + *interface +
+                        ": Gloo cannot use this network interface on this host (" + message +
+                        "); name an interface that has an address, or unset it");
+    }
   }
   if (env.master_addr == "127.0.0.1" || env.master_addr == "localhost") {
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  }
+  if (const auto local = platform::local_address_towards(env.master_addr)) {
+    spdlog::info("rank {}: Gloo connects from {}, this host's address towards MASTER_ADDR {}",
+                 env.rank, *local, env.master_addr);
+    return c10d::ProcessGroupGloo::createDeviceForHostname(*local);
   }
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
@@ -91,8 +108,14 @@ ProcessGroupCollective::ProcessGroupCollective(const LaunchEnvironment& env,
     store_ = c10::make_intrusive<c10d::PrefixStore>(
         attempt_prefix(), connect_store(env, /*rendezvous=*/true, timeout));
   } catch (const std::exception& error) {
-    throw runtime_error("rank " + std::to_string(env.rank) + ": rendezvous at " + env.master_addr +
-                        ":" + std::to_string(env.master_port) + " failed: " + error.what());
+    std::string message = error.what();
+    message = message.substr(0, message.find('\n'));
+    throw runtime_error("rank " + std::to_string(env.rank) + ": rendezvous at MASTER_ADDR " +
+                        env.master_addr + ", MASTER_PORT " + std::to_string(env.master_port) +
+                        " failed within dist_params.timeout_s (" +
+                        python_float_repr(options.timeout_s) + " s): " + message +
+                        " (they must name node 0's address, reachable from every node, and a "
+                        "free port there)");
   }
   if (backend_ == "gloo") {
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
