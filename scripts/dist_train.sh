@@ -89,7 +89,7 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$((cores / nprocs > 0 ? cores / nproc
 # A launch of one process running `true` tells a working torchrun from a broken one.
 torchrun_works() {
   command -v torchrun >/dev/null 2>&1 &&
-    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$(free_port)" \
+    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$port" \
       --monitor_interval 0.1 --no_python true >/dev/null 2>&1
 }
 
@@ -117,10 +117,11 @@ if [[ -z $launcher ]]; then
   fi
 fi
 
-torchrun_args=(--nnodes "$nnodes" --node_rank "$node_rank" --nproc_per_node "$nprocs"
-  --master_addr "$master_addr" --master_port "$port"
+torchrun_args=()
+if ((nnodes > 1)); then torchrun_args=(--nnodes "$nnodes" --node_rank "$node_rank"); fi
+torchrun_args+=(--nproc_per_node "$nprocs" --master_addr "$master_addr" --master_port "$port"
   --no_python "$train_ds_path" "$config" --launcher pytorch "$@")
-echo "$0: $nprocs ranks of node $node_rank of $nnodes via $launcher, MASTER_ADDR=$master_addr," \
+echo "$0: $nprocs ranks via $launcher (node $node_rank of $nnodes), MASTER_ADDR=$master_addr," \
   "MASTER_PORT=$port, OMP_NUM_THREADS=$OMP_NUM_THREADS" >&2
 case "$launcher" in
   torchrun) exec torchrun "${torchrun_args[@]}" ;;

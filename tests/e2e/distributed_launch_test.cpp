@@ -112,6 +112,27 @@ TEST(DistTrainScript, SelfLaunchGivesEveryRankTheLauncherEnvironment) {
   }
 }
 
+// Node 1 of 2 with 2 ranks each: ranks 2 and 3 of 4, node 0's address, the given port.
+TEST(DistTrainScript, SelfLaunchOfOneNodeOfSeveralNumbersItsRanksAfterTheEarlierNodes) {
+  const fs::path dir = test::scratch_dir("bin");
+  const std::string train_ds = stand_in(dir, "train_ds", kShowEnvironment);
+  const RankResult result =
+      run_launcher(launcher({script("dist_train.sh"), "--nnodes", "2", "--node-rank", "1",
+                             "--master-addr", "10.1.2.3", "cfg.yaml", "2"},
+                            {{"DIST_LAUNCHER", "self"},
+                             {"TRAIN_DS", train_ds},
+                             {"MASTER_PORT", "29555"},
+                             {"OMP_NUM_THREADS", "1"}}));
+  ASSERT_EQ(result.exit_status, 0) << result.output;
+  expect_contains(result.output, "2 ranks via self (node 1 of 2), MASTER_ADDR=10.1.2.3");
+  for (int local = 0; local < 2; ++local) {
+    expect_contains(result.output, "rank=" + std::to_string(2 + local) +
+                                       " world=4 local=" + std::to_string(local) +
+                                       " local_world=2 addr=10.1.2.3 port=29555 omp=1 args=" +
+                                       "cfg.yaml --launcher pytorch\n");
+  }
+}
+
 TEST(DistTrainScript, KeepsMasterPortAndOmpNumThreadsWhenSet) {
   const fs::path dir = test::scratch_dir("bin");
   const int port = test::free_tcp_port();
@@ -193,6 +214,13 @@ TEST(DistTrainScript, RejectsABadInvocationWithStatusTwo) {
       {{dist_train, "cfg.yaml", "2"},
        {{"TRAIN_DS", train_ds}, {"DIST_LAUNCHER", "mpi"}},
        "DIST_LAUNCHER must be"},
+      {{dist_train, "--nnodes", "2", "--node-rank", "2", "cfg.yaml", "1"},
+       {{"TRAIN_DS", train_ds}, {"MASTER_PORT", "29500"}},
+       "--node-rank 2 must be below --nnodes 2"},
+      {{dist_train, "--nnodes", "2", "--node-rank", "1", "cfg.yaml", "1"},
+       {{"TRAIN_DS", train_ds}},
+       "with --nnodes 2 set MASTER_PORT, the same on every node"},
+      {{dist_train, "--nodes", "2", "cfg.yaml", "1"}, {{"TRAIN_DS", train_ds}}, "usage:"},
   };
   for (const Case& c : cases) {
     const RankResult result = run_launcher(launcher(c.command, c.environment));
@@ -268,8 +296,9 @@ TEST(DistTrainScript, ALibTorch2TrainDsRunsUnderTheVenvsTorchrun) {
       std::string("if [ \"$1\" = --version ]; then echo 'train_ds 0.1.0 (git x), LibTorch 2.11.0 "
                   "(CPU only)'; exit 0; fi\n") +
           kShowEnvironment);
-  const RankResult result = run_launcher(launcher(
-      {script("dist_train.sh"), "cfg.yaml", "2"}, {{"TRAIN_DS", train_ds}, {"PATH", "/usr/bin:/bin"}}));
+  const RankResult result =
+      run_launcher(launcher({script("dist_train.sh"), "cfg.yaml", "2"},
+                            {{"TRAIN_DS", train_ds}, {"PATH", "/usr/bin:/bin"}}));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   expect_contains(result.output, "2 ranks via venv");
   for (int rank = 0; rank < 2; ++rank) {

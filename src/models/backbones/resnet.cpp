@@ -154,14 +154,14 @@ void ResNetImpl::init_weights() {
     if (auto* conv = dynamic_cast<torch::nn::Conv2dImpl*>(module.get())) {
       torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
       if (conv->bias.defined()) conv->bias.zero_();
-    } else if (auto* norm = dynamic_cast<torch::nn::BatchNorm2dImpl*>(module.get())) {
+    } else if (auto* norm = dynamic_cast<BatchNorm2dLayerImpl*>(module.get())) {
       norm->weight.fill_(1.0);
       norm->bias.zero_();
     }
   }
   if (!options_.zero_init_residual) return;
   for (const std::shared_ptr<torch::nn::Module>& module : modules(false)) {
-    torch::nn::BatchNorm2dImpl* last = nullptr;
+    BatchNorm2dLayerImpl* last = nullptr;
     if (auto* block = dynamic_cast<BasicBlockImpl*>(module.get())) last = block->last_norm().get();
     if (auto* block = dynamic_cast<BottleneckImpl*>(module.get())) last = block->last_norm().get();
     if (last != nullptr) {
@@ -188,7 +188,7 @@ void ResNetImpl::train(bool on) {
   freeze_stages();
   if (on && options_.norm_eval) {
     for (const std::shared_ptr<torch::nn::Module>& module : modules(false)) {
-      if (dynamic_cast<torch::nn::BatchNorm2dImpl*>(module.get()) != nullptr) module->eval();
+      if (dynamic_cast<BatchNorm2dLayerImpl*>(module.get()) != nullptr) module->eval();
     }
   }
 }

@@ -46,17 +46,31 @@ BatchNormOptions BatchNormOptions::from_config(const ConfigNode& section) {
 }
 
 BatchNorm2dLayerImpl::BatchNorm2dLayerImpl(int64_t channels, const BatchNormOptions& options)
-    : torch::nn::BatchNorm2dImpl(torch::nn::BatchNorm2dOptions(channels).eps(1e-5).momentum(0.1)),
-      synchronized_(options.synchronized) {
-  weight.requires_grad_(options.requires_grad);
-  bias.requires_grad_(options.requires_grad);
+    : channels_(channels), options_(options) {
+  reset();
+}
+
+void BatchNorm2dLayerImpl::reset() {
+  weight = register_parameter("weight", torch::ones({channels_}), options_.requires_grad);
+  bias = register_parameter("bias", torch::zeros({channels_}), options_.requires_grad);
+  running_mean = register_buffer("running_mean", torch::zeros({channels_}));
+  running_var = register_buffer("running_var", torch::ones({channels_}));
+  num_batches_tracked = register_buffer("num_batches_tracked", torch::zeros({}, torch::kLong));
 }
 
 at::Tensor BatchNorm2dLayerImpl::forward(const at::Tensor& x) {
-  if (synchronized_ && is_training() && process_collective().world_size() > 1) {
+  if (options_.synchronized && is_training() && process_collective().world_size() > 1) {
     return synchronized_forward(x);
   }
-  return torch::nn::BatchNorm2dImpl::forward(x);
+  if (is_training()) num_batches_tracked.add_(1);
+  namespace F = torch::nn::functional;
+  return F::batch_norm(x, running_mean, running_var,
+                       F::BatchNormFuncOptions()
+                           .weight(weight)
+                           .bias(bias)
+                           .training(is_training())
+                           .momentum(kMomentum)
+                           .eps(kEps));
 }
 
 at::Tensor BatchNorm2dLayerImpl::synchronized_forward(const at::Tensor& x) {
@@ -82,20 +96,16 @@ at::Tensor BatchNorm2dLayerImpl::synchronized_forward(const at::Tensor& x) {
   const at::Tensor mean = sums.narrow(0, 0, channels) / count;
   const at::Tensor centred = input - mean.view({1, channels, 1, 1});
   const at::Tensor var = AllReduceSum::apply(centred.pow(2).sum(reduced)) / count;
-  const at::Tensor invstd = at::rsqrt(var + options.eps());
-  at::Tensor out = centred * invstd.view({1, channels, 1, 1});
-  if (options.affine()) {
-    out = out * weight.view({1, channels, 1, 1}) + bias.view({1, channels, 1, 1});
-  }
-  if (options.track_running_stats()) {
+  const at::Tensor invstd = at::rsqrt(var + kEps);
+  const at::Tensor out =
+      centred * invstd.view({1, channels, 1, 1}) * weight.view({1, channels, 1, 1}) +
+      bias.view({1, channels, 1, 1});
+  {
     torch::NoGradGuard no_grad;
     num_batches_tracked.add_(1);
-    const double factor = options.momentum()
-                              ? *options.momentum()
-                              : 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
-    running_mean.mul_(1.0 - factor).add_(mean.detach().to(running_mean.dtype()), factor);
-    running_var.mul_(1.0 - factor)
-        .add_((var.detach() * (total / (total - 1.0))).to(running_var.dtype()), factor);
+    running_mean.mul_(1.0 - kMomentum).add_(mean.detach().to(running_mean.dtype()), kMomentum);
+    running_var.mul_(1.0 - kMomentum)
+        .add_((var.detach() * (total / (total - 1.0))).to(running_var.dtype()), kMomentum);
   }
   return out.to(x.scalar_type());
 }

@@ -63,6 +63,37 @@ bool close(const at::Tensor& a, const at::Tensor& b, const std::string& what) {
   return ok;
 }
 
+// The layer is PyTorch's BatchNorm2d: names, outputs, gradients and running statistics.
+TEST(SyncBatchNorm, TheLayerIsTorchsBatchNorm2d) {
+  torch::nn::BatchNorm2d torch_norm(4);
+  BatchNorm2dLayer ours(4, BatchNormOptions{});
+  {
+    torch::NoGradGuard no_grad;
+    torch_norm->weight.uniform_(0.5, 1.5);
+    ours->weight.copy_(torch_norm->weight);
+  }
+  const auto a = torch_norm->named_parameters(), b = ours->named_parameters();
+  ASSERT_EQ(a.keys(), b.keys());
+  ASSERT_EQ(torch_norm->named_buffers().keys(), ours->named_buffers().keys());
+  torch::manual_seed(2);
+  for (int step = 0; step < 2; ++step) {
+    const at::Tensor x = torch::randn({3, 4, 5, 5}) * (1.0 + step);
+    const at::Tensor y = torch_norm->forward(x), z = ours->forward(x);
+    EXPECT_TRUE(y.equal(z));
+    (y.sin().sum()).backward();
+    (z.sin().sum()).backward();
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(a[i].value().grad().equal(b[i].value().grad())) << a[i].key();
+  }
+  const auto r = torch_norm->named_buffers(), s = ours->named_buffers();
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_TRUE(r[i].value().equal(s[i].value())) << r[i].key();
+  torch_norm->eval();
+  ours->eval();
+  const at::Tensor x = torch::randn({2, 4, 3, 3});
+  EXPECT_TRUE(torch_norm->forward(x).equal(ours->forward(x)));
+}
+
 TEST(SyncBatchNorm, IsBatchNormInOneProcessAndInEvalMode) {
   ResNet plain = small_resnet(false), synced = small_resnet(true);
   const at::Tensor x = samples();

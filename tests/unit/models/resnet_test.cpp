@@ -88,7 +88,7 @@ TEST(ResNet, FrozenStagesAndNormEvalFollowMmdet) {
     EXPECT_EQ(item.value().requires_grad(), !frozen) << item.key();
   }
   for (const auto& item : net->named_modules()) {
-    if (item.value()->as<torch::nn::BatchNorm2d>() != nullptr) {
+    if (item.value()->as<BatchNorm2dLayer>() != nullptr) {
       EXPECT_FALSE(item.value()->is_training()) << item.key();
     }
   }
