@@ -507,13 +507,13 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
 }
 
 // Two ranks of tiny.yaml over the 4 frames of equal counts, 2 epochs of 2 steps, each epoch
-// checkpointed; `options` first among the --cfg-options, `flags` after them. Returns whether
-// every rank succeeded.
+// checkpointed, without validation unless `validate`; `options` first among the --cfg-options,
+// `flags` after them. Returns whether every rank succeeded.
 bool train_two_ranks(const fs::path& work_dir, const std::vector<std::string>& options,
-                     const std::vector<std::string>& flags) {
+                     const std::vector<std::string>& flags, bool validate = false) {
   std::vector<std::string> all = {"runner.max_epochs=2", "data.samples_per_gpu=1"};
   all.insert(all.end(), options.begin(), options.end());
-  all.push_back("--no-validate");
+  if (!validate) all.push_back("--no-validate");
   all.insert(all.end(), flags.begin(), flags.end());
   test::RankProcesses processes(
       train_ds_ranks(tiny_arguments(work_dir, equal_count_meta_root(4), all)));
@@ -624,6 +624,28 @@ TEST(DistributedTraining, ZeroStagesTrainAsUnshardedAndTheirCheckpointsResumeAny
   const fs::path from_plain = one_process(plain, "zero_resumed_plain_one_rank");
   const fs::path from_zero2 = one_process(zero2, "zero_resumed_stage2_one_rank");
   expect_same_training_state(from_plain / "epoch_2.pth", from_zero2 / "epoch_2.pth", 1e-6);
+}
+
+// Under ZeRO the best checkpoint needs every rank's part of the optimizer state: rank 0's
+// decision is shared, every rank gathers, rank 0 writes a whole checkpoint (a state for every
+// parameter).
+TEST(DistributedTraining, ZeroStageTwoWritesWholeBestCheckpoints) {
+  const fs::path work_dir = test::scratch_dir("zero_best");
+  ASSERT_TRUE(train_two_ranks(
+      work_dir,
+      {"evaluation.before_train=false", "evaluation.interval=1", "evaluation.save_best=OLS"},
+      zero_flags(2), /*validate=*/true));
+  fs::path best;
+  for (const auto& entry : fs::directory_iterator(work_dir)) {
+    if (entry.path().filename().string().rfind("best_OLS_epoch_", 0) == 0) best = entry.path();
+  }
+  ASSERT_FALSE(best.empty()) << test::read_file(work_dir / "rank0.out");
+  const PthValue optimizer = read_pth(best).at("optimizer");
+  size_t parameters = 0;
+  for (const PthValue& group : optimizer.at("param_groups").items())
+    parameters += group.at("params").items().size();
+  EXPECT_GT(parameters, 100u);
+  EXPECT_EQ(optimizer.at("state").dict_items().size(), parameters);
 }
 
 // Gradient accumulation under overlap: the 2 x 2 = 1 x 4 equality above, with the buckets'
