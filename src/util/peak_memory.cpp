@@ -8,18 +8,37 @@
 
 namespace olv2 {
 
+namespace {
+
+constexpr int64_t kMiB = 1024 * 1024;
+
+#ifdef OLV2_WITH_CUDA
+// StatType::AGGREGATE, the first statistic in every version; the enum has moved between
+// namespaces (c10::cuda::CUDACachingAllocator, then c10::CachingAllocator), and so has the
+// DeviceStats type.
+constexpr size_t kAggregate = 0;
+
+auto cuda_allocator_stats(const c10::Device& device) {
+  return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+}
+#endif
+
+}  // namespace
+
 int64_t peak_memory_mb(const c10::Device& device) {
 #ifdef OLV2_WITH_CUDA
-  if (device.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-    // StatType::AGGREGATE, the first statistic in every version; the enum has moved between
-    // namespaces (c10::cuda::CUDACachingAllocator, then c10::CachingAllocator).
-    constexpr size_t kAggregate = 0;
-    return stats.allocated_bytes[kAggregate].peak / (1024 * 1024);
-  }
+  if (device.is_cuda()) return cuda_allocator_stats(device).allocated_bytes[kAggregate].peak / kMiB;
 #endif
   (void)device;
-  return platform::peak_resident_bytes() / (1024 * 1024);
+  return platform::peak_resident_bytes() / kMiB;
+}
+
+std::optional<int64_t> peak_reserved_memory_mb(const c10::Device& device) {
+#ifdef OLV2_WITH_CUDA
+  if (device.is_cuda()) return cuda_allocator_stats(device).reserved_bytes[kAggregate].peak / kMiB;
+#endif
+  (void)device;
+  return std::nullopt;
 }
 
 std::string peak_memory_description(const c10::Device& device) {

@@ -1,10 +1,13 @@
 // The engine's CUDA paths: the loss scaler's fused unscale and overflow skip, pinned batches,
-// and the DETR heads' attention through scaled_dot_product_attention.
+// the DETR heads' attention through scaled_dot_product_attention, and the allocator's peaks.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "olv2/data/data_loader.h"
 #include "olv2/engine/dist/gradient_sync.h"
@@ -147,6 +150,20 @@ TEST(AttentionOnCuda, TheLaneEncodersSelfAttentionNeverHoldsItsWeights) {
   torch::cuda::synchronize();
   EXPECT_LT(peak_memory_mb(kGpu) - before_mb, 100);
   EXPECT_TRUE(q.grad().isfinite().all().item<bool>());
+}
+
+TEST(PeakMemoryOnCuda, TheReservedPeakHoldsTheAllocatedPeak) {
+  OLV2_REQUIRE_CUDA();
+  const at::Tensor block =
+      torch::empty({64 * 1024 * 1024}, torch::TensorOptions(kGpu).dtype(torch::kByte));
+  const int64_t allocated = peak_memory_mb(kGpu);
+  const std::optional<int64_t> reserved = peak_reserved_memory_mb(kGpu);
+  ASSERT_TRUE(reserved.has_value());
+  std::printf("peak allocated %lld MB, peak reserved %lld MB\n", static_cast<long long>(allocated),
+              static_cast<long long>(*reserved));
+  EXPECT_GE(allocated, 64);
+  EXPECT_GE(*reserved, allocated);
+  EXPECT_FALSE(peak_reserved_memory_mb(c10::Device(c10::kCPU)).has_value());
 }
 
 }  // namespace

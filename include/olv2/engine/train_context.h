@@ -78,6 +78,7 @@ struct TrainContext {
   bool log_due = false;  // the buffer holds this interval's averages
   double eta_seconds = 0.0;
   int64_t memory_mb = 0;  // peak_memory_mb() when the interval's averages were taken
+  std::optional<int64_t> memory_reserved_mb;  // peak_reserved_memory_mb() then
   std::optional<ValidationRecord> validation;
   // With `evaluation.save_best`: the best validation so far (restored on resume).
   std::optional<BestCheckpoint> best;

@@ -60,6 +60,7 @@ void IterTimerHook::after_step(TrainContext& context) {
   if ((step.in_epoch + 1) % log_interval_ == 0) {
     buffer.average(static_cast<size_t>(log_interval_));
     context.memory_mb = peak_memory_mb(context.device);
+    context.memory_reserved_mb = peak_reserved_memory_mb(context.device);
     context.log_due = true;
   }
 }

@@ -14,9 +14,9 @@ void JsonLoggerHook::after_step(TrainContext& context) {
     scale = context.scaler->scale();
     skipped = context.scaler->skipped_steps();
   }
-  file_.write(train_record(context.epoch + 1, context.step.in_epoch + 1,
-                           group_lrs(*context.optimizer).front(), context.memory_mb,
-                           context.log_buffer, scale, skipped));
+  file_.write(train_record(
+      context.epoch + 1, context.step.in_epoch + 1, group_lrs(*context.optimizer).front(),
+      {context.memory_mb, context.memory_reserved_mb}, context.log_buffer, scale, skipped));
 }
 
 void JsonLoggerHook::write_validation(const TrainContext& context) {

@@ -103,12 +103,13 @@ std::string LogRecord::to_json() const {
   return out + "}";
 }
 
-LogRecord train_record(int64_t epoch, int64_t iter, double lr, std::optional<int64_t> memory_mb,
+LogRecord train_record(int64_t epoch, int64_t iter, double lr, const RecordedMemory& memory,
                        const LogBuffer& buffer, std::optional<double> loss_scale,
                        std::optional<int64_t> skipped_steps) {
   LogRecord record;
   record.add("mode", std::string("train")).add("epoch", epoch).add("iter", iter).add("lr", lr);
-  if (memory_mb) record.add("memory", *memory_mb);
+  if (memory.mb) record.add("memory", *memory.mb);
+  if (memory.reserved_mb) record.add("memory_reserved", *memory.reserved_mb);
   for (const auto& [key, value] : buffer.output()) record.add(key, value);
   if (loss_scale) record.add("loss_scale", *loss_scale);
   if (skipped_steps) record.add("skipped_steps", *skipped_steps);

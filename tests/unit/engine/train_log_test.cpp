@@ -94,10 +94,15 @@ TEST(LogRecord, WritesMmcvTrainRecordsWithRoundedFloats) {
   buffer.update("grad_norm", 10.0);
   buffer.update("time", 0.5);
   buffer.average(1);
-  EXPECT_EQ(train_record(1, 50, 3e-05, 812, buffer, 65536.0, 0).to_json(),
+  EXPECT_EQ(train_record(1, 50, 3e-05, {812, std::nullopt}, buffer, 65536.0, 0).to_json(),
             "{\"mode\": \"train\", \"epoch\": 1, \"iter\": 50, \"lr\": 3e-05, \"memory\": 812, "
             "\"data_time\": 0.01235, \"lc_loss_cls\": 1.5, \"loss\": 2.0, \"grad_norm\": 10.0, "
             "\"time\": 0.5, \"loss_scale\": 65536.0, \"skipped_steps\": 0}");
+  // On a GPU the allocator's reserved peak follows the allocated one.
+  EXPECT_EQ(train_record(1, 50, 3e-05, {812, 1024}, buffer, std::nullopt, std::nullopt).to_json(),
+            "{\"mode\": \"train\", \"epoch\": 1, \"iter\": 50, \"lr\": 3e-05, \"memory\": 812, "
+            "\"memory_reserved\": 1024, \"data_time\": 0.01235, \"lc_loss_cls\": 1.5, "
+            "\"loss\": 2.0, \"grad_norm\": 10.0, \"time\": 0.5}");
   EXPECT_EQ(val_record(2, 37, 1e-4, {{"OLS", 0.25}, {"DET_l", std::nan("")}}).to_json(),
             "{\"mode\": \"val\", \"epoch\": 2, \"iter\": 37, \"lr\": 0.0001, \"OLS\": 0.25, "
             "\"DET_l\": NaN}");

@@ -56,11 +56,18 @@ class LogRecord {
   std::vector<std::pair<std::string, Value>> items_;
 };
 
+// The peak memory a train record reports, in MB: `memory` (peak_memory_mb) and, on a GPU,
+// `memory_reserved` (peak_reserved_memory_mb), which mmcv's records do not have.
+struct RecordedMemory {
+  std::optional<int64_t> mb;
+  std::optional<int64_t> reserved_mb;
+};
+
 // mmcv's train record: mode "train", epoch (1-based), iter (1-based within the epoch), lr of
-// the first param group, memory (MB, when known), then the averaged buffer values in their
-// order (data_time, loss terms, loss, grad_norm, time, ...), then loss_scale and
-// skipped_steps when mixed precision runs with a scaler.
-LogRecord train_record(int64_t epoch, int64_t iter, double lr, std::optional<int64_t> memory_mb,
+// the first param group, memory (MB, when known) and memory_reserved (when known), then the
+// averaged buffer values in their order (data_time, loss terms, loss, grad_norm, time, ...),
+// then loss_scale and skipped_steps when mixed precision runs with a scaler.
+LogRecord train_record(int64_t epoch, int64_t iter, double lr, const RecordedMemory& memory,
                        const LogBuffer& buffer, std::optional<double> loss_scale,
                        std::optional<int64_t> skipped_steps);
 
