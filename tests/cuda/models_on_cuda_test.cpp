@@ -1,18 +1,20 @@
 // Both models on a GPU against the same step on the CPU, fp32 with TF32 off: every loss term
 // and every parameter's gradient, on the golden fixtures' inputs; then an fp16 autocast step
-// against fp32 on the GPU.
+// against fp32 on the GPU. Each comparison prints its five largest differences, pass or fail.
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
-#include <map>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "olv2/util/autocast_guard.h"
 #include "parity/large_model_fixture.h"
 #include "parity/model_fixture.h"
 #include "support/cuda_requirement.h"
+#include "support/step_comparison.h"
 
 namespace olv2::test {
 namespace {
@@ -36,11 +38,6 @@ class NoTf32 {
  private:
   bool cublas_;
   bool cudnn_;
-};
-
-struct StepResult {
-  std::map<std::string, double> losses;
-  std::map<std::string, at::Tensor> grads;  // on the CPU
 };
 
 // One training step of `model` on `batch` (train mode, dropout 0, backward of the total loss)
@@ -67,40 +64,51 @@ StepResult train_step(Model& model, const Batch& batch, const c10::Device& devic
   return result;
 }
 
-double relative_difference(const at::Tensor& actual, const at::Tensor& expected) {
-  const double scale = expected.to(at::kDouble).norm().item<double>();
-  const double difference =
-      (actual.to(at::kDouble) - expected.to(at::kDouble)).norm().item<double>();
-  return scale > 0.0 ? difference / scale : difference;
+// Prints a comparison's worst entries, pass or fail (the GPU check's log keeps them), and
+// fails the test for each entry over `tolerance`.
+void expect_within(const Comparison& comparison, double tolerance) {
+  std::printf("%s", comparison.worst().c_str());
+  std::fflush(stdout);
+  for (const std::string& failure : comparison.failures(tolerance)) ADD_FAILURE() << failure;
 }
 
-void expect_same_step(const StepResult& gpu, const StepResult& cpu, double tolerance) {
-  ASSERT_EQ(gpu.losses.size(), cpu.losses.size());
-  for (const auto& [name, expected] : cpu.losses) {
-    ASSERT_TRUE(gpu.losses.count(name)) << name;
-    EXPECT_NEAR(gpu.losses.at(name), expected, tolerance * std::max(std::abs(expected), 1e-3))
-        << name;
-  }
-  ASSERT_EQ(gpu.grads.size(), cpu.grads.size()) << "parameters with a gradient";
-  int compared = 0;
-  for (const auto& [name, expected] : cpu.grads) {
-    ASSERT_TRUE(gpu.grads.count(name)) << name << " has no gradient on the GPU";
-    EXPECT_LE(relative_difference(gpu.grads.at(name), expected), tolerance) << name;
-    ++compared;
-  }
-  EXPECT_GT(compared, 0);
+void expect_same_step(const StepResult& gpu, const StepResult& cpu, double tolerance,
+                      const std::string& model) {
+  expect_within(compare_losses(gpu, cpu, model + ": loss terms, GPU against CPU"), tolerance);
+  expect_within(compare_gradients(gpu, cpu, model + ": gradients, GPU against CPU"), tolerance);
 }
 
-void expect_fp16_close_to_fp32(const StepResult& fp16, const StepResult& fp32) {
-  ASSERT_EQ(fp16.losses.size(), fp32.losses.size());
+// fp16 autocast against fp32 from the same weights. The Hungarian matchings are recomputed
+// from each run's own predictions, and on fresh weights near-equal costs are common: one
+// flipped match moves its terms by far more than fp16's rounding, so the terms are printed but
+// only the total is held to a tolerance (5 %: the costs of the two matchings are nearly equal
+// when a match flips, while a broken fp16 path, an overflow or a kernel computing in the wrong
+// type, moves it by much more), and every term and gradient must be finite.
+void expect_fp16_close_to_fp32(const StepResult& fp16, const StepResult& fp32,
+                               const std::string& model) {
+  const Comparison terms = compare_losses(
+      fp16, fp32, model + ": loss terms, fp16 autocast against fp32 (shown only)", 1e-2);
+  std::printf("%s", terms.worst().c_str());
+  double total16 = 0.0, total32 = 0.0;
   for (const auto& [name, expected] : fp32.losses) {
     const double actual = fp16.losses.at(name);
-    EXPECT_TRUE(std::isfinite(actual)) << name;
-    EXPECT_NEAR(actual, expected, 1e-2 * std::max(std::abs(expected), 1e-2)) << name;
+    EXPECT_TRUE(std::isfinite(actual)) << name << " is " << actual << " under fp16";
+    total16 += actual;
+    total32 += expected;
   }
+  std::printf("%s: total loss fp16 %.6f, fp32 %.6f, relative difference %.3e\n", model.c_str(),
+              total16, total32, std::abs(total16 - total32) / std::abs(total32));
+  EXPECT_NEAR(total16, total32, 5e-2 * std::abs(total32)) << "total loss";
+  int64_t not_finite = 0;
   for (const auto& [name, grad] : fp16.grads) {
-    EXPECT_TRUE(grad.isfinite().all().item<bool>()) << name;
+    if (!grad.isfinite().all().item<bool>()) {
+      ADD_FAILURE() << name << ": a gradient that is not finite under fp16";
+      ++not_finite;
+    }
   }
+  std::printf("%s: %zu fp16 gradients, %lld not finite\n", model.c_str(), fp16.grads.size(),
+              static_cast<long long>(not_finite));
+  std::fflush(stdout);
 }
 
 // The fixture's input with GT and the model of `config` (under configs/fixtures/) with the
@@ -127,7 +135,7 @@ TEST(ModelsOnCuda, BaselineLossesAndGradientsEqualTheCpu) {
   };
   const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
   const StepResult gpu = train_step(*model(), batch, kGpu);
-  expect_same_step(gpu, cpu, 1e-4);
+  expect_same_step(gpu, cpu, 1e-4, "Baseline");
 }
 
 TEST(ModelsOnCuda, BaselineLargeLossesAndGradientsEqualTheCpu) {
@@ -141,31 +149,32 @@ TEST(ModelsOnCuda, BaselineLargeLossesAndGradientsEqualTheCpu) {
   };
   const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
   const StepResult gpu = train_step(*model(), batch, kGpu);
-  expect_same_step(gpu, cpu, 1e-4);
+  expect_same_step(gpu, cpu, 1e-4, "BaselineLarge");
 }
 
 // An fp16 autocast step of `make_model()`'s model against fp32, both on the GPU.
 template <typename MakeModel>
-void expect_fp16_step_close_to_fp32(MakeModel make_model, const Batch& batch) {
+void expect_fp16_step_close_to_fp32(MakeModel make_model, const Batch& batch,
+                                    const std::string& model) {
   const StepResult fp32 = train_step(*make_model(), batch, kGpu);
   const StepResult fp16 =
       train_step(*make_model(), batch, kGpu, AutocastState{true, c10::ScalarType::Half});
-  expect_fp16_close_to_fp32(fp16, fp32);
+  expect_fp16_close_to_fp32(fp16, fp32, model);
 }
 
-TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteAndCloseToFp32) {
+TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteWithATotalLossCloseToFp32) {
   OLV2_REQUIRE_CUDA();
   OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
   OLV2_REQUIRE_FIXTURE(large_input_path, "baseline_large_input.pt");
   expect_fp16_step_close_to_fp32(
       [] { return seeded_model<BaselineImpl>("baseline.yaml", BaselineOptions::from_config); },
-      fixture_input(input_path));
+      fixture_input(input_path), "Baseline");
   expect_fp16_step_close_to_fp32(
       [] {
         return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
                                                BaselineLargeOptions::from_config);
       },
-      fixture_input(large_input_path));
+      fixture_input(large_input_path), "BaselineLarge");
 }
 
 }  // namespace
