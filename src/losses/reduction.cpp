@@ -1,5 +1,7 @@
 #include "olv2/losses/reduction.h"
 
+#include <ATen/TensorOperators.h>
+
 #include <limits>
 
 namespace olv2 {

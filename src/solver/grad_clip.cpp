@@ -1,6 +1,7 @@
 #include "olv2/solver/grad_clip.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <cmath>
 #include <limits>

@@ -1,6 +1,7 @@
 #include "olv2/engine/dist/all_reduce_gradient_sync.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <algorithm>
 #include <sstream>

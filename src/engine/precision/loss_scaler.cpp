@@ -1,6 +1,7 @@
 #include "olv2/engine/precision/loss_scaler.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdint>
+
 #include "olv2/engine/hook.h"
 
 namespace olv2 {

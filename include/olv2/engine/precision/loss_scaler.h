@@ -59,7 +59,7 @@ class LossScaler {
   bool dynamic() const { return options_.loss_scale <= 0.0; }
   // The scale for the current step's backward.
   double scale() const { return scale_; }
-  at::Tensor scale_loss(const at::Tensor& loss) const { return loss * scale(); }
+  at::Tensor scale_loss(const at::Tensor& loss) const { return loss.mul(scale()); }
 
   // Multiplies every defined gradient of `params` by 1/scale() in place and
   // returns whether any of them holds inf or nan.
