@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Summarises a scripts/gpu_check.sh run as gpu_check.json and gpu_check.md.
 
-Reads, under --work: stages.tsv (name, outcome, exit status, seconds, note per stage),
-logs/<stage>.log, and runs/<name>/<timestamp>.log.json (train_ds's records, one per logged
-interval; gpu_check logs every optimizer step). Standard library only.
+Reads, under --work: mode ("gpu" or "rehearsal"), environment.json (the environment stage),
+stages.tsv (name, outcome, exit status, seconds, estimate, limit, note per stage),
+logs/<stage>.log, logs/<stage>.smi (nvidia-smi's used memory in MiB, one sample a line) and
+runs/<name>/ (train_ds's or test_ds's work directory: <timestamp>.log.json with a record per
+optimizer step, eval_*.json). Standard library only.
 
     python3 scripts/gpu_check_summary.py --work build-gpu/gpu_check --out gpu_check_out
 """
@@ -14,14 +16,24 @@ import statistics
 import sys
 from pathlib import Path
 
+# What the original project reported for the same recipes, as nvidia-smi shows memory.
+ORIGINAL_MEMORY = {
+    "baseline_fp16": "16 GB (RTX 3080)",
+    "baseline_large_v100": "8 GB (V100, batch 1, recomputed; 18 GB without)",
+}
+# Fewer optimizer steps taken than this and a run's time and memory describe a model that
+# hardly stepped.
+MIN_TAKEN_STEPS = 3
+
 
 def read_stages(work):
     stages = []
     for line in (work / "stages.tsv").read_text().splitlines():
-        name, outcome, status, seconds, note = (line.split("\t") + [""] * 5)[:5]
+        name, outcome, status, seconds, estimate, limit, note = (line.split("\t") + [""] * 7)[:7]
         stages.append({"name": name, "outcome": outcome,
                        "exit_status": int(status) if status else None,
-                       "seconds": int(seconds), "note": note})
+                       "seconds": int(seconds), "estimate_s": int(estimate) if estimate else None,
+                       "limit_s": int(limit) if limit else None, "note": note})
     return stages
 
 
@@ -30,15 +42,17 @@ def read_log(work, stage):
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def versions(work):
+def read_json(path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def version(work):
     # train_ds 0.1.0 (git abc1234), LibTorch 2.11.0 (CUDA 13.0, cuDNN 9.19.0, NCCL 2.28.9)
-    text = read_log(work, "version")
-    line = text.splitlines()[0] if text else ""
-    libtorch = re.search(r"LibTorch ([^ ,]+)", line)
-    cuda = re.search(r"CUDA ([^ ,)]+)", line)
-    return {"train_ds": line or None,
-            "libtorch": libtorch.group(1) if libtorch else None,
-            "cuda": cuda.group(1) if cuda else None}
+    lines = read_log(work, "version").splitlines()
+    return lines[0] if lines else None
 
 
 def bench_tflops(work):
@@ -53,12 +67,16 @@ def bench_tflops(work):
     return None
 
 
-def skipped_gtests(text):
+def test_lines(text):
+    """The tests' own output: ctest -V prefixes each line with the test's number."""
+    return [re.sub(r"^\d+: ", "", line) for line in text.splitlines()]
+
+
+def skipped_gtests(lines):
     """GoogleTest cases skipped inside passing CTest tests, with the reason each gave."""
     skipped = {}
     reason = None
-    for line in text.splitlines():
-        line = re.sub(r"^\d+: ", "", line)  # ctest -V prefixes each line with the test number
+    for line in lines:
         if line.startswith("[ RUN      ]"):
             reason = None
         elif line.endswith(": Skipped"):
@@ -71,59 +89,127 @@ def skipped_gtests(text):
     return skipped
 
 
-def ctest(work):
-    text = read_log(work, "ctest")
+def printed_differences(lines):
+    """What the CUDA tests print of their comparisons: each 'the worst N of M' block with its
+    entries, the fp16 totals and gradient counts, the allocator's peaks."""
+    blocks = []
+    inside = False
+    for line in lines:
+        if re.search(r": the worst \d+ of \d+$", line) or re.search(
+                r"total loss fp16|fp16 gradients, \d+ not finite|^peak allocated", line):
+            blocks.append(line)
+            inside = bool(re.search(r": the worst \d+ of \d+$", line))
+        elif inside and line.startswith("  "):
+            blocks.append(line)
+        else:
+            inside = False
+    return blocks
+
+
+def cuda_tests(work):
+    text = read_log(work, "cuda_tests")
     summary = re.search(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)", text)
     if not summary:
         return None
     failed = re.findall(r"^\s*\d+ - (\S+) \(", text.split("The following tests FAILED:")[-1],
                         re.MULTILINE) if "The following tests FAILED:" in text else []
     total = int(summary.group(3))
+    lines = test_lines(text)
     return {"summary": summary.group(0), "total": total, "failed": int(summary.group(2)),
             "passed": total - int(summary.group(2)), "failed_tests": failed,
-            "skipped_gtests": skipped_gtests(text)}
+            "skipped_gtests": skipped_gtests(lines), "differences": printed_differences(lines)}
 
 
-def run_summary(work_dir):
+def smi_peak(work, stage):
+    path = work / "logs" / f"{stage}.smi"
+    if not path.exists():
+        return None
+    samples = [int(line) for line in path.read_text().split() if line.isdigit()]
+    return max(samples) if samples else None
+
+
+def train_records(work_dir):
     logs = sorted(work_dir.glob("*.log.json"))
     if not logs:
-        return None
-    records = []
+        return None, [], []
+    train, val = [], []
     for line in logs[-1].read_text().splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if record.get("mode") == "train":
-            records.append(record)
+        (train if record.get("mode") == "train" else val if record.get("mode") == "val"
+         else []).append(record)
+    return logs[-1].name, train, val
+
+
+def run_summary(work, work_dir):
+    log, records, validations = train_records(work_dir)
+    summary = {"nvidia_smi_peak_mib": smi_peak(work, work_dir.name)}
+    evaluations = sorted(work_dir.glob("eval_*.json"))
+    if evaluations:
+        written = read_json(evaluations[-1]) or {}
+        metrics = written.get("metrics", written)
+        summary["evaluation"] = {key: metrics[key] for key in
+                                 ("OLS", "DET_l", "DET_t", "TOP_ll", "TOP_lt", "F-Score")
+                                 if key in metrics}
+    if log is None:
+        return summary
+    summary["log"] = log
+    summary["steps"] = len(records)
     if not records:
-        return {"log": logs[-1].name, "steps": 0}
+        return summary
     times = [r["time"] for r in records if "time" in r]
-    summary = {
-        "log": logs[-1].name,
-        "steps": len(records),
+    summary.update({
         "median_step_s": round(statistics.median(times[1:]), 4) if len(times) > 1 else None,
         "first_step_s": times[0] if times else None,
-        "max_memory_mb": max((r["memory"] for r in records if "memory" in r), default=None),
+        "allocated_peak_mb": max((r["memory"] for r in records if "memory" in r), default=None),
+        "reserved_peak_mb": max((r["memory_reserved"] for r in records
+                                 if "memory_reserved" in r), default=None),
         "median_data_time_s": round(statistics.median(r["data_time"] for r in records), 4)
         if all("data_time" in r for r in records) else None,
         "loss_first": records[0].get("loss"),
         "loss_last": records[-1].get("loss"),
-    }
+    })
     if "loss_scale" in records[-1]:
-        summary["loss_scale_last"] = records[-1]["loss_scale"]
-        summary["skipped_steps"] = records[-1].get("skipped_steps")
+        skipped = records[-1].get("skipped_steps") or 0
+        summary.update({"loss_scale_first": records[0]["loss_scale"],
+                        "loss_scale_last": records[-1]["loss_scale"],
+                        "skipped_steps": skipped, "taken_steps": len(records) - skipped})
+    if validations:
+        summary["validation"] = {k: v for k, v in validations[-1].items()
+                                 if k not in ("mode", "epoch", "iter", "lr")}
     return summary
 
 
 def markdown(result):
-    lines = ["# GPU check", ""]
-    if result["versions"]["train_ds"]:
-        lines += [f"`{result['versions']['train_ds']}`", ""]
-    lines += ["| stage | outcome | seconds | note |", "|---|---|---:|---|"]
+    lines = [f"# GPU check ({result['mode']})", ""]
+    environment = result["environment"] or {}
+    if environment:
+        gpus = environment.get("gpus", {})
+        gpu_text = gpus.get("error") or "; ".join(
+            f"{d['name']}, driver {d['driver']}, {d['memory_total_mib']} MiB, "
+            f"{d['memory_used_mib']} MiB used before" for d in gpus.get("devices", []))
+        torch = environment.get("torch", {})
+        lines += ["| environment | |", "|---|---|", f"| GPU | {gpu_text} |",
+                  f"| cores | {environment.get('cores')} |"]
+        for key in ("compiler", "cmake", "nvcc", "ninja", "glibc"):
+            lines.append(f"| {key} | {environment.get(key)} |")
+        lines.append(f"| PyTorch | {torch.get('error') or torch.get('version')} (CUDA "
+                     f"{torch.get('cuda')}, cuDNN {torch.get('cudnn')}, NCCL {torch.get('nccl')}) |")
+        links = "; ".join(f"{k}: {v}" for k, v in
+                          environment.get("cuda_development_links", {}).items())
+        lines += [f"| CUDA toolkit libraries | {environment.get('cuda_toolkit_library_dir')} "
+                  f"({links}) |", ""]
+    if result["version"]:
+        lines += [f"`{result['version']}`", ""]
+    lines += ["| stage | outcome | seconds | estimate (16 cores) | limit | nvidia-smi peak MiB "
+              "| note |", "|---|---|---:|---:|---:|---:|---|"]
     for stage in result["stages"]:
         note = stage["note"].replace("|", "\\|")
-        lines.append(f"| {stage['name']} | {stage['outcome']} | {stage['seconds']} | {note} |")
+        lines.append(f"| {stage['name']} | {stage['outcome']} | {stage['seconds']} | "
+                     f"{stage['estimate_s'] or ''} | {stage['limit_s'] or ''} | "
+                     f"{stage['nvidia_smi_peak_mib'] or ''} | {note} |")
     lines.append("")
     bench = result["bench_tflops"]
     if bench:
@@ -133,24 +219,43 @@ def markdown(result):
         lines += [f"bench_tflops on {bench.get('device_name')} ({bench.get('memory_gib', 0):.0f} "
                   f"GiB), {bench.get('n')} x {bench.get('n')} matmul, "
                   f"{'TFLOP/s' if unit == 'tflop_per_s' else 'GFLOP/s'}: {rates}", ""]
-    if result["ctest"]:
-        failed = result["ctest"]["failed_tests"]
-        skipped = result["ctest"]["skipped_gtests"]
-        lines += [f"ctest -L cuda: {result['ctest']['summary']}"
+    tests = result["cuda_tests"]
+    if tests:
+        failed = tests["failed_tests"]
+        lines += [f"ctest -L cuda: {tests['summary']}"
                   + (f" (failed: {', '.join(failed)})" if failed else ""), ""]
-        if skipped:
-            lines += [f"skipped inside them ({len(skipped)}):"]
-            lines += [f"- {name}: {reason}" for name, reason in skipped.items()] + [""]
-    lines += ["| run | steps | median s/step (after the first) | first step s | max memory MB "
-              "| median data_time s | loss first → last |", "|---|---:|---:|---:|---:|---:|---|"]
+        if tests["skipped_gtests"]:
+            lines += [f"skipped inside them ({len(tests['skipped_gtests'])}):"]
+            lines += [f"- {name}: {reason}" for name, reason in tests["skipped_gtests"].items()]
+            lines.append("")
+        if tests["differences"]:
+            lines += ["```"] + tests["differences"] + ["```", ""]
+    lines += ["| run | steps (taken / skipped) | loss scale first → last | median s/step "
+              "(after the first) | first step s | allocated peak MB | reserved peak MB | "
+              "nvidia-smi peak MiB | original | loss first → last |",
+              "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
     for name, run in result["runs"].items():
-        if not run:
-            lines.append(f"| {name} | no log | | | | | |")
+        if "steps" not in run:  # test_ds's: its scores are listed below
             continue
-        lines.append(f"| {name} | {run['steps']} | {run.get('median_step_s')} | "
-                     f"{run.get('first_step_s')} | {run.get('max_memory_mb')} | "
-                     f"{run.get('median_data_time_s')} | "
-                     f"{run.get('loss_first')} → {run.get('loss_last')} |")
+        steps = str(run["steps"])
+        if "taken_steps" in run:
+            steps += f" ({run['taken_steps']} / {run['skipped_steps']})"
+            if run["taken_steps"] < MIN_TAKEN_STEPS:
+                steps += f" **fewer than {MIN_TAKEN_STEPS} taken**"
+        scale = (f"{run['loss_scale_first']:g} → {run['loss_scale_last']:g}"
+                 if "loss_scale_last" in run else "")
+        lines.append(
+            f"| {name} | {steps} | {scale} | {run.get('median_step_s')} | "
+            f"{run.get('first_step_s')} | {run.get('allocated_peak_mb')} | "
+            f"{run.get('reserved_peak_mb') or ''} | {run.get('nvidia_smi_peak_mib') or ''} | "
+            f"{ORIGINAL_MEMORY.get(name, '')} | {run.get('loss_first')} → {run.get('loss_last')} |")
+    lines.append("")
+    for name, run in result["runs"].items():
+        for key in ("validation", "evaluation"):
+            if key in run:
+                scores = ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                                   for k, v in run[key].items())
+                lines.append(f"- {name} {key}: {scores}")
     return "\n".join(lines) + "\n"
 
 
@@ -162,15 +267,23 @@ def main():
     if not (args.work / "stages.tsv").exists():
         sys.exit(f"gpu_check_summary: {args.work / 'stages.tsv'} not found")
     stages = read_stages(args.work)
+    for stage in stages:
+        stage["nvidia_smi_peak_mib"] = smi_peak(args.work, stage["name"])
+    mode_file = args.work / "mode"
     runs_dir = args.work / "runs"
+    mode = mode_file.read_text().strip() if mode_file.exists() else "unknown"
+    # A rehearsal skips what needs a GPU; on the GPU machine every stage must run.
+    passing = ("ok", "skipped") if mode == "rehearsal" else ("ok",)
     result = {
-        "ok": all(stage["outcome"] == "ok" for stage in stages),
-        "versions": versions(args.work),
+        "mode": mode,
+        "ok": all(stage["outcome"] in passing for stage in stages),
+        "environment": read_json(args.work / "environment.json"),
+        "version": version(args.work),
         "stages": stages,
         "bench_tflops": bench_tflops(args.work),
-        "ctest": ctest(args.work),
-        "runs": {d.name: run_summary(d) for d in sorted(runs_dir.iterdir()) if d.is_dir()}
-        if runs_dir.exists() else {},
+        "cuda_tests": cuda_tests(args.work),
+        "runs": {d.name: run_summary(args.work, d) for d in sorted(runs_dir.iterdir())
+                 if d.is_dir()} if runs_dir.exists() else {},
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "gpu_check.json").write_text(json.dumps(result, indent=2) + "\n")

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The environment stage of scripts/gpu_check.sh: what the machine is, before anything is built.
+
+Records the GPU (nvidia-smi: name, driver, memory, memory used before the check), the build
+tools (c++, cmake, nvcc, ninja, glibc), the PyTorch the project builds against (version, CUDA,
+cuDNN, NCCL, devices seen) and the CUDA toolkit's library folder: whether libcudart.so and
+libnvrtc.so have their unversioned development links, without which Caffe2's CMake config stops
+with "cannot find the CUDA libraries". For each that lacks one, a link to the versioned library
+(the toolkit's, else PyTorch's own nvidia-* package's) is made in --links-dir, which the
+configure stage puts on CMAKE_LIBRARY_PATH. Writes --json and prints a readable block.
+
+Exit status 0; 3 when PyTorch is not 2.11.x (from 2.12 on LibTorch needs C++20, which the project
+does not build with) or cannot be imported: the check stops there with one line saying so.
+Standard library only; run under the python that has torch.
+
+    python3 scripts/gpu_check_environment.py --json ENV.json --links-dir DIR
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SUPPORTED_TORCH = "2.11."
+# What Caffe2's CMake config links by name; the rest of the CUDA libraries come from LibTorch.
+DEVELOPMENT_LINKS = ("libcudart.so", "libnvrtc.so")
+
+
+def first_line(command):
+    """The first non-empty line `command` prints, or why there is none."""
+    if shutil.which(command[0]) is None:
+        return "not found"
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"failed: {error}"
+    lines = [line.strip() for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    return lines[0] if lines else f"printed nothing (exit status {result.returncode})"
+
+
+def last_line(command):
+    if shutil.which(command[0]) is None:
+        return "not found"
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    return lines[-1] if lines else f"printed nothing (exit status {result.returncode})"
+
+
+def gpus():
+    if shutil.which("nvidia-smi") is None:
+        return {"error": "nvidia-smi not found"}
+    query = "name,driver_version,memory.total,memory.used"
+    result = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+                            capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        return {"error": (result.stdout + result.stderr).strip().splitlines()[-1:] or
+                "nvidia-smi failed"}
+    found = []
+    for line in result.stdout.strip().splitlines():
+        name, driver, total, used = [part.strip() for part in line.split(",")]
+        found.append({"name": name, "driver": driver, "memory_total_mib": int(total),
+                      "memory_used_mib": int(used)})
+    return {"devices": found}
+
+
+def torch_facts():
+    try:
+        import torch  # noqa: PLC0415 - only this stage needs it, and it may be missing
+    except ImportError as error:
+        return {"error": f"cannot import torch: {error}"}
+    facts = {"version": torch.__version__, "cuda": torch.version.cuda,
+             "python": sys.executable, "cmake_prefix_path": torch.utils.cmake_prefix_path,
+             "cuda_available": torch.cuda.is_available(),
+             "device_count": torch.cuda.device_count() if torch.cuda.is_available() else 0}
+    try:
+        facts["cudnn"] = torch.backends.cudnn.version()
+    except RuntimeError:
+        facts["cudnn"] = None
+    try:
+        facts["nccl"] = ".".join(map(str, torch.cuda.nccl.version())) if torch.version.cuda else None
+    except (RuntimeError, AttributeError):
+        facts["nccl"] = None
+    return facts
+
+
+def toolkit_library_dir():
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+    for candidate in ("lib64", "targets/x86_64-linux/lib", "lib"):
+        path = os.path.join(root, candidate)
+        if glob.glob(os.path.join(path, "libcudart.so*")):
+            return path
+    return None
+
+
+def link_missing_libraries(library_dir, torch_prefix, links_dir):
+    """Per development link: present in the toolkit, linked here to a versioned copy, or missing."""
+    state = {}
+    # PyTorch's wheel keeps its CUDA libraries in site-packages/nvidia/<package>/lib.
+    wheel_dirs = []
+    if torch_prefix:
+        site_packages = os.path.dirname(os.path.dirname(os.path.dirname(torch_prefix)))
+        wheel_dirs = glob.glob(os.path.join(site_packages, "nvidia", "*", "lib"))
+    for name in DEVELOPMENT_LINKS:
+        if library_dir and os.path.exists(os.path.join(library_dir, name)):
+            state[name] = "in the toolkit"
+            continue
+        versioned = []
+        for directory in ([library_dir] if library_dir else []) + wheel_dirs:
+            versioned += sorted(glob.glob(os.path.join(directory, name + ".[0-9]*")))
+        versioned = [path for path in versioned if ".alt." not in path]
+        if not versioned:
+            state[name] = "missing: no versioned copy in the toolkit or PyTorch's nvidia packages"
+            continue
+        os.makedirs(links_dir, exist_ok=True)
+        link = os.path.join(links_dir, name)
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(versioned[0], link)
+        state[name] = f"no development link: {link} -> {versioned[0]}"
+    return state
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", required=True, help="where the facts go")
+    parser.add_argument("--links-dir", required=True,
+                        help="where links to versioned CUDA libraries are made when needed")
+    args = parser.parse_args()
+
+    torch = torch_facts()
+    library_dir = toolkit_library_dir()
+    torch_prefix = torch.get("cmake_prefix_path")
+    facts = {
+        "gpus": gpus(),
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "cores": os.cpu_count(),
+        "compiler": first_line(["c++", "--version"]),
+        "cmake": first_line(["cmake", "--version"]),
+        "nvcc": last_line(["nvcc", "--version"]),
+        "ninja": first_line(["ninja", "--version"]),
+        "glibc": first_line(["ldd", "--version"]),
+        "torch": torch,
+        "cuda_toolkit_library_dir": library_dir,
+        "cuda_development_links": link_missing_libraries(library_dir, torch_prefix,
+                                                         args.links_dir),
+    }
+    with open(args.json, "w") as out:
+        json.dump(facts, out, indent=2)
+        out.write("\n")
+
+    gpu_text = facts["gpus"].get("error") or "; ".join(
+        f"{d['name']}, driver {d['driver']}, {d['memory_total_mib']} MiB "
+        f"({d['memory_used_mib']} MiB used)" for d in facts["gpus"]["devices"])
+    print(f"GPU:        {gpu_text} (CUDA_VISIBLE_DEVICES={facts['cuda_visible_devices']})")
+    print(f"cores:      {facts['cores']}")
+    for key in ("compiler", "cmake", "nvcc", "ninja", "glibc"):
+        print(f"{key + ':':<11} {facts[key]}")
+    if "error" in torch:
+        print(f"torch:      {torch['error']}")
+    else:
+        print(f"torch:      {torch['version']} (CUDA {torch['cuda']}, cuDNN {torch['cudnn']}, "
+              f"NCCL {torch['nccl']}; {torch['device_count']} device(s) usable) from "
+              f"{torch['python']}")
+    print(f"toolkit:    {library_dir or 'no nvcc, or no libcudart beside it'}")
+    for name, state in facts["cuda_development_links"].items():
+        print(f"  {name}: {state}")
+
+    if "error" in torch:
+        print(f"gpu_check: stopping: {torch['error']}; run under the python that has PyTorch "
+              f"{SUPPORTED_TORCH}x (PYTHON=...)", file=sys.stderr)
+        return 3
+    if not torch["version"].startswith(SUPPORTED_TORCH):
+        print(f"gpu_check: stopping: this machine's PyTorch is {torch['version']}; the project "
+              f"builds against {SUPPORTED_TORCH}x (2.12 and later need C++20)", file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
