@@ -3,7 +3,9 @@
 # PyTorch 2.x, CMake, ninja, nvcc and a C++ compiler but none of our Debian packages and no
 # network; scripts/gpu_check.sh builds and runs the project there against it. Run on Debian 12
 # (amd64) as root; it runs scripts/install_deps.sh first. Idempotent: a rerun rebuilds the
-# bundle and reuses the OpenCV build kept in .cache/gpu_bundle/. JOBS=N sets the build jobs.
+# bundle and reuses the OpenCV build kept in ${XDG_CACHE_HOME:-~/.cache}/olv2/gpu_bundle/, outside
+# the checkout, so that a fresh clone on the same machine (CI's) reuses it too. JOBS=N sets the
+# build jobs.
 #
 # What it holds, and why (measured on Debian 12; 45 MiB in all):
 # - yaml-cpp, spdlog on fmt 9, protobuf with protoc, and zlib, which protobuf needs: Debian's
@@ -34,7 +36,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bundle=$root/gpu_bundle
-cache=$root/.cache/gpu_bundle
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/olv2/gpu_bundle
 jobs=${JOBS:-$(nproc)}
 max_bytes=$((60 * 1024 * 1024))
 max_travel_bytes=$((64 * 1024 * 1024))
