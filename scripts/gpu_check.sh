@@ -96,8 +96,8 @@ echo "gpu_check: $mode on $jobs cores; logs in $work/logs"
 
 # The stages in order, each with its estimate and its budget on the GPU machine (seconds).
 plan=(
-  "environment 10 30" "configure 25 90" "build 150 300" "isolation 3 20" "version 2 15" "cuda_tests 45 100"
-  "bench_tflops 10 30" "synthetic_data 5 60" "baseline_fp16 40 80"
+  "environment 10 30" "configure 25 90" "build 150 300" "isolation 3 20" "version 2 15"
+  "cuda_tests 45 100" "bench_tflops 10 30" "synthetic_data 5 60" "baseline_fp16 40 80"
   "baseline_large_v100 45 90" "test_ds 15 45" "nccl 12 40" "gloo_two_ranks 15 45"
 )
 declare -A estimate budget
