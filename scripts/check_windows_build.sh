@@ -49,15 +49,16 @@ done
 readonly torch_version=2.11.0
 readonly mingw=x86_64-w64-mingw32-g++-posix
 find_clang() { command -v clang++-14 || command -v clang++ || true; }
-if ! command -v "$mingw" >/dev/null || [ -z "$(find_clang)" ]; then
-  echo "check_windows_build: installing the MinGW-w64 and Clang packages (scripts/install_deps.sh)"
+have_tools() { command -v "$mingw" >/dev/null && command -v protoc >/dev/null && [ -n "$(find_clang)" ]; }
+if ! have_tools; then
+  echo "check_windows_build: installing MinGW-w64, Clang and protoc (scripts/install_deps.sh)"
   bash scripts/install_deps.sh
 fi
-clang=$(find_clang)
-if ! command -v "$mingw" >/dev/null || [ -z "$clang" ]; then
-  echo "check_windows_build: $mingw or clang++ still missing after scripts/install_deps.sh" >&2
+if ! have_tools; then
+  echo "check_windows_build: $mingw, clang++ or protoc still missing after scripts/install_deps.sh" >&2
   exit 2
 fi
+clang=$(find_clang)
 if ! torch_include=$(bash scripts/fetch_windows_libtorch.sh "$torch_version"); then
   echo "check_windows_build: no Windows LibTorch $torch_version headers, nothing checked" >&2
   exit 2
@@ -176,8 +177,8 @@ checked="$(count "$sources") sources and $(count "$headers") headers"
 [ ${#only[@]} -gt 0 ] || checked="all $checked (every source of the Windows build, every header)"
 seconds=$(($(date +%s) - started))
 if [ -n "$failed" ]; then
-  echo "check_windows_build: $(count "$failed") of the $checked do not compile for Windows:" \
-       $failed >&2
+  echo "check_windows_build: $(count "$failed") of $(wc -l <"$out/plan.txt") files do not compile" \
+       "for Windows: "$failed >&2
   exit 1
 fi
 echo "check_windows_build: $checked compile for Windows against LibTorch $torch_version," \
