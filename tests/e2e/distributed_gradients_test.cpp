@@ -8,6 +8,7 @@
 #include "olv2/util/gradient_record.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
+#include "support/gradient_tolerance.h"
 #include "support/rank_processes.h"
 #include "support/run_command.h"
 #include "support/temp_files.h"
@@ -29,7 +30,8 @@ std::vector<std::string> probe_arguments(const fs::path& state_dict, const fs::p
           "--input",        golden("two_frames.pt").string(),
           "--mode",         "grads",
           "--out",          out.string(),
-          "--compare-with", reference.string()};
+          "--compare-with", reference.string(),
+          "--tolerance",    test::gradient_parity_tolerance_text()};
 }
 
 // In the original, a rank's classification losses divide by its own positives and the box
@@ -47,7 +49,9 @@ TEST(DistributedGradients, TwoRanksOfOneFrameEqualTheOriginalsTwoRanks) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[1].exit_status, 0) << results[1].output;
   ASSERT_EQ(results[0].exit_status, 0) << results[0].output;
-  EXPECT_NE(results[0].output.find("0 of 166 gradients beyond 1e-05 relative"), std::string::npos)
+  EXPECT_NE(results[0].output.find("0 of 166 gradients beyond " +
+                                   test::gradient_parity_tolerance_text() + " relative"),
+            std::string::npos)
       << results[0].output;
 
   const auto against_one_batch = compare_gradient_records(
@@ -66,7 +70,9 @@ TEST(DistributedGradients, ARecordBeyondTheToleranceExitsOneListingTheWorstFirst
   EXPECT_EQ(result.exit_status, 1) << result.output;
   const size_t header = result.output.find("parameter");
   ASSERT_NE(header, std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("gradients beyond 1e-05 relative"), std::string::npos)
+  EXPECT_NE(result.output.find("gradients beyond " + test::gradient_parity_tolerance_text() +
+                               " relative"),
+            std::string::npos)
       << result.output;
   // The written record is whole: every parameter, at full size.
   const NamedTensors record = tensors_of(read_pth(out));

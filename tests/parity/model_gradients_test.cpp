@@ -13,6 +13,7 @@
 #include "olv2/data/fixture_sample.h"
 #include "olv2/util/gradient_record.h"
 #include "olv2/util/pth/pth_file.h"
+#include "support/gradient_tolerance.h"
 #include "support/test_paths.h"
 
 namespace olv2::test {
@@ -28,16 +29,17 @@ const std::set<std::string> kZeroInTheOriginal = {
     "lc_head.transformer.decoder.layers.0.attentions.0.attn.in_proj_weight",
     "te_head.transformer.decoder.layers.0.attentions.0.attn.in_proj_weight"};
 
-// Every gradient within 1e-5 relative of the original's; the ones zero there are the two
-// above. Returns how many were compared.
+// Every gradient within gradient_parity_tolerance() (1e-5 on PyTorch's LibTorch) relative of
+// the original's; the ones zero there are the two above. Returns how many were compared.
 size_t expect_gradients_as_original(const NamedTensors& ours, const fs::path& reference) {
   const std::vector<GradientDifference> differences =
       compare_gradient_records(ours, tensors_of(read_pth(reference)));
   size_t compared = 0;
   std::set<std::string> zero;
   for (const GradientDifference& d : differences) {
-    EXPECT_TRUE(within_tolerance(d, 1e-5)) << d.name << "\n"
-                                           << format_gradient_differences(differences);
+    EXPECT_TRUE(within_tolerance(d, gradient_parity_tolerance()))
+        << d.name << "\n"
+        << format_gradient_differences(differences);
     if (d.kind == GradientDifference::Kind::kZeroInReference) zero.insert(d.name);
     if (d.kind == GradientDifference::Kind::kCompared) ++compared;
   }
