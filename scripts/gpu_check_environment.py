@@ -28,8 +28,8 @@ SUPPORTED_TORCH = "2.11."
 DEVELOPMENT_LINKS = ("libcudart.so", "libnvrtc.so")
 
 
-def first_line(command):
-    """The first non-empty line `command` prints, or why there is none."""
+def version_line(command, last=False):
+    """The first (or last) non-empty line `command` prints, or why there is none."""
     if shutil.which(command[0]) is None:
         return "not found"
     try:
@@ -37,15 +37,9 @@ def first_line(command):
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"failed: {error}"
     lines = [line.strip() for line in (result.stdout + result.stderr).splitlines() if line.strip()]
-    return lines[0] if lines else f"printed nothing (exit status {result.returncode})"
-
-
-def last_line(command):
-    if shutil.which(command[0]) is None:
-        return "not found"
-    result = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
-    return lines[-1] if lines else f"printed nothing (exit status {result.returncode})"
+    if not lines:
+        return f"printed nothing (exit status {result.returncode})"
+    return lines[-1] if last else lines[0]
 
 
 def gpus():
@@ -139,11 +133,11 @@ def main():
         "gpus": gpus(),
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
         "cores": os.cpu_count(),
-        "compiler": first_line(["c++", "--version"]),
-        "cmake": first_line(["cmake", "--version"]),
-        "nvcc": last_line(["nvcc", "--version"]),
-        "ninja": first_line(["ninja", "--version"]),
-        "glibc": first_line(["ldd", "--version"]),
+        "compiler": version_line(["c++", "--version"]),
+        "cmake": version_line(["cmake", "--version"]),
+        "nvcc": version_line(["nvcc", "--version"], last=True),
+        "ninja": version_line(["ninja", "--version"]),
+        "glibc": version_line(["ldd", "--version"]),
         "torch": torch,
         "cuda_toolkit_library_dir": library_dir,
         "cuda_development_links": link_missing_libraries(library_dir, torch_prefix,
