@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,10 +25,10 @@
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
-#include "olv2/engine/checkpoint/optimizer_state.h"
-#include "olv2/engine/dist/all_reduce_gradient_sync.h"
-#include "olv2/engine/dist/process_group.h"
-#include "olv2/engine/dist/zero_optimizer.h"
+#include "olv2/engine/distributed/all_reduce_gradient_sync.h"
+#include "olv2/engine/distributed/process_group.h"
+#include "olv2/engine/distributed/zero_optimizer.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/grad_clip.h"
 #include "olv2/solver/optimizer.h"
@@ -87,20 +88,23 @@ nlohmann::json time_sync(const std::string& sync_name, const olv2::ConfigNode& c
     group.params.push_back(item.value());
   }
   olv2::AdamOptions adam;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<olv2::GradientSync> sync;
-  std::unique_ptr<olv2::ZeroOptimizer> zero;
+  olv2::TrainableParams trainable{group.names, group.params};
+  std::unique_ptr<olv2::TrainingOptimizer> optimizer;
+  olv2::ZeroOptimizer* zero = nullptr;
   if (sync_name.rfind("ZeRO stage ", 0) == 0) {
-    zero = std::make_unique<olv2::ZeroOptimizer>(sync_name.back() - '0', collective, group.params,
-                                                 std::vector<int64_t>(group.params.size(), 0),
-                                                 std::vector<olv2::ParamGroup>{group}, adam,
-                                                 bucket_cap_mb, true);
+    auto sharded = std::make_unique<olv2::ZeroOptimizer>(
+        trainable, nullptr, sync_name.back() - '0', collective, group.params,
+        std::vector<int64_t>(group.params.size(), 0), std::vector<olv2::ParamGroup>{group}, adam,
+        bucket_cap_mb, true);
+    zero = sharded.get();
+    optimizer = std::move(sharded);
   } else {
-    optimizer = olv2::build_optimizer({group}, adam);
-    sync = std::make_unique<olv2::AllReduceGradientSync>(collective, group.params, bucket_cap_mb,
-                                                         sync_name == "all-reduce overlapped");
+    optimizer = std::make_unique<olv2::ReplicatedOptimizer>(
+        trainable, olv2::build_optimizer({group}, adam),
+        std::make_unique<olv2::AllReduceGradientSync>(collective, group.params, bucket_cap_mb,
+                                                      sync_name == "all-reduce overlapped"),
+        nullptr, collective.rank());
   }
-  olv2::GradientSync& gradient_sync = zero ? static_cast<olv2::GradientSync&>(*zero) : *sync;
   olv2::GradClipOptions clip;
   clip.max_norm = 35.0;
   std::vector<double> step_s, wait_s, optimizer_s;
@@ -108,44 +112,28 @@ nlohmann::json time_sync(const std::string& sync_name, const olv2::ConfigNode& c
   for (int i = 0; i <= steps; ++i) {  // the first is a warm-up
     collective.barrier();
     const auto start = Clock::now();
-    const at::Tensor loss = olv2::total_loss(model->forward_train(batch));
-    gradient_sync.before_backward(loss, true);
-    loss.backward();
+    optimizer->backward(olv2::total_loss(model->forward_train(batch)), true);
     const auto synced = Clock::now();
-    // The wait: the sync's finish after the backward (what the overlap hides).
-    const olv2::SyncedGradients held = gradient_sync.finish(group.params);
+    // The wait: the synchronisation after the backward (what the overlap hides).
+    const olv2::SyncedGradients& held = optimizer->synchronize();
     const double waited = seconds_since(synced);
     gradient_bytes = 0;
     for (const at::Tensor& holder : held.holders) gradient_bytes += bytes_of(holder.grad());
-    // The rest of apply_optimizer_step without a loss scaler: clip, update.
+    // The rest of the step without a loss scaler: clip, update.
     const auto update = Clock::now();
-    if (held.parts_over != nullptr) {
-      olv2::clip_gradient_pieces(held.pieces, clip, *held.parts_over);
-    } else {
-      olv2::clip_grad_norm(held.holders, clip);
-    }
-    if (zero) {
-      zero->step();
-    } else {
-      optimizer->step();
-    }
+    optimizer->step(clip, i + 1);
     const double updated = seconds_since(update);
-    if (zero) {
-      zero->zero_grad();
-    } else {
-      optimizer->zero_grad();
-    }
+    optimizer->zero_grad();
     if (i == 0) continue;
     step_s.push_back(seconds_since(start));
     wait_s.push_back(waited);
     optimizer_s.push_back(updated);
   }
   int64_t state_bytes = 0;
-  if (zero) {
+  if (zero != nullptr) {
     state_bytes = zero->optimizer_state_bytes();
-  } else {
-    const olv2::PthValue state = olv2::adam_state_to_pth(*optimizer);
-    for (const auto& [index, entry] : state.at("state").dict_items()) {
+  } else if (const std::optional<olv2::PthValue> state = optimizer->state()) {  // rank 0 reports
+    for (const auto& [index, entry] : state->at("state").dict_items()) {
       (void)index;
       state_bytes +=
           bytes_of(entry.at("exp_avg").as_tensor()) + bytes_of(entry.at("exp_avg_sq").as_tensor());
@@ -154,7 +142,7 @@ nlohmann::json time_sync(const std::string& sync_name, const olv2::ConfigNode& c
   int64_t param_bytes = 0;
   for (const at::Tensor& param : group.params) param_bytes += bytes_of(param);
   return {{"sync", sync_name},
-          {"describe", gradient_sync.describe()},
+          {"describe", optimizer->describe()},
           {"step_s", median_of(step_s)},
           {"wait_after_backward_s", median_of(wait_s)},
           {"optimizer_step_s", median_of(optimizer_s)},

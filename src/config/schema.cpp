@@ -115,10 +115,11 @@ Schema Schema::map_of(Schema value) {
   return schema;
 }
 
-Schema Schema::tagged(std::string tag, std::map<std::string, Schema> variants) {
+Schema Schema::tagged(std::string tag, std::map<std::string, Schema> variants, std::string family) {
   Schema schema;
   schema.type_ = Type::kMap;
   schema.tag_ = std::move(tag);
+  schema.family_ = std::move(family);
   for (auto& [name, variant] : variants) {
     schema.variants_[name] = std::make_shared<Schema>(std::move(variant));
   }
@@ -266,9 +267,15 @@ void Schema::check_map(const ConfigNode& node, std::vector<std::string>& out) co
     if (variant == variants_.end()) {
       std::vector<std::string> names;
       for (const auto& [name, schema] : variants_) names.push_back(name);
-      std::string message = tag->where() + ": unknown " + tag_ + " `" + tag->text() + "`";
+      std::string message = tag->where() + ": unknown " + (family_.empty() ? "" : family_ + " ") +
+                            tag_ + " `" + tag->text() + "`";
       const std::string suggestion = closest_match(tag->text(), names);
       if (!suggestion.empty()) message += " (did you mean `" + suggestion + "`?)";
+      if (!family_.empty()) {
+        std::string known;
+        for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
+        message += "; the " + family_ + " types: " + known;
+      }
       out.push_back(message);
       return;
     }

@@ -35,21 +35,12 @@ std::vector<std::string> Pipeline::types() const {
 Pipeline build_pipeline(const ConfigNode& pipeline_list, const std::set<std::string>& skip_types) {
   pipeline_list.require_kind(ConfigNode::Kind::kSequence);
   std::vector<std::shared_ptr<const Transform>> transforms;
-  const auto& registry = transform_registry();
+  const Registry<Transform>& registry = transform_registry();
+  const Schema transform = registry.schema();
   for (const ConfigNode& entry : pipeline_list.elements()) {
-    entry.require_kind(ConfigNode::Kind::kMap);
-    const std::string type = entry.at("type").as_string();
-    auto it = registry.find(type);
-    if (it == registry.end()) {
-      std::vector<std::string> known;
-      for (const auto& item : registry) known.push_back(item.first);
-      const std::string suggestion = closest_match(type, known);
-      throw input_error(entry.at("type").where() + ": unknown transform type '" + type + "'" +
-                        (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
-    }
-    validate_config(entry, it->second.schema());
-    if (skip_types.count(type) != 0) continue;
-    transforms.push_back(it->second.build(entry));
+    validate_config(entry, transform);
+    if (skip_types.count(entry.at("type").as_string()) != 0) continue;
+    transforms.push_back(registry.read(entry));
   }
   return Pipeline(std::move(transforms));
 }

@@ -4,10 +4,6 @@
 
 namespace olv2 {
 
-Schema pipeline_schema() {
-  std::map<std::string, Schema> variants;
-  for (const auto& [type, factory] : transform_registry()) variants.emplace(type, factory.schema());
-  return Schema::sequence(Schema::tagged("type", std::move(variants)));
-}
+Schema pipeline_schema() { return Schema::sequence(transform_registry().schema()); }
 
 }  // namespace olv2

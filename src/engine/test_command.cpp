@@ -6,7 +6,7 @@
 #include "olv2/config/schema.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/checkpoint/training_checkpoint.h"
-#include "olv2/engine/dist/launched_process.h"
+#include "olv2/engine/distributed/launched_process.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"

@@ -5,7 +5,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
-#include "olv2/engine/dist/launched_process.h"
+#include "olv2/engine/distributed/launched_process.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"
 #include "olv2/engine/training_run.h"

@@ -31,16 +31,18 @@ uint64_t step_seed(uint64_t seed, int64_t step) {
 }  // namespace
 
 Trainer::Trainer(TrainContext& context, DataLoader& loader, TrainStepOptions options,
-                 std::vector<std::unique_ptr<Hook>> hooks)
-    : context_(context), loader_(loader), options_(options), hooks_(std::move(hooks)) {}
+                 HookList hooks)
+    : context_(context), loader_(loader), options_(options), hooks_(std::move(hooks)) {
+  context_.hooks = &hooks_;
+}
 
 void Trainer::run() {
-  call(&Hook::before_run);
-  for (context_.epoch = context_.start_epoch; context_.epoch < context_.max_epochs;
-       ++context_.epoch) {
+  hooks_.call(&Hook::before_run, context_);
+  for (context_.epoch = context_.start_epoch;
+       context_.epoch < context_.max_epochs && !context_.stop_training; ++context_.epoch) {
     run_epoch();
   }
-  call(&Hook::after_run);
+  hooks_.call(&Hook::after_run, context_);
 }
 
 void Trainer::run_epoch() {
@@ -52,7 +54,7 @@ void Trainer::run_epoch() {
   // A mid-epoch resume starts at the sampler position it stopped at, without loading the
   // batches before it.
   loader_.start_epoch(context_.epoch, context_.epoch_position);
-  call(&Hook::before_epoch);
+  hooks_.call(&Hook::before_epoch, context_);
   for (;;) {
     const Clock::time_point start = Clock::now();
     std::optional<Batch> batch = loader_.next();
@@ -62,7 +64,7 @@ void Trainer::run_epoch() {
     context_.step.data_time = seconds_since(start);
     run_step(std::move(batch));
   }
-  call(&Hook::after_epoch);
+  hooks_.call(&Hook::after_epoch, context_);
 }
 
 void Trainer::run_step(std::optional<Batch> batch) {
@@ -72,7 +74,7 @@ void Trainer::run_step(std::optional<Batch> batch) {
   step.micro_batches = std::max<int64_t>(
       1, std::min(accumulation, context_.micro_batches_per_epoch - step.in_epoch * accumulation));
   torch::manual_seed(step_seed(options_.seed, context_.iteration));
-  call(&Hook::before_step);
+  hooks_.call(&Hook::before_step, context_);
   for (int64_t done = 0; batch;) {
     run_micro_batch(*batch, done + 1 == step.micro_batches);
     step.last_idx = context_.epoch_batches++;
@@ -84,9 +86,9 @@ void Trainer::run_step(std::optional<Batch> batch) {
     batch = loader_.next();
     step.data_time += seconds_since(fetch);
   }
-  call(&Hook::after_backward);
+  hooks_.call(&Hook::after_backward, context_);
   ++context_.iteration;
-  call(&Hook::after_step);
+  hooks_.call(&Hook::after_step, context_);
   stop_if_requested();
 }
 
@@ -116,7 +118,7 @@ void Trainer::run_micro_batch(const Batch& host_batch, bool last) {
   StepState& step = context_.step;
   const at::Tensor loss = total_loss(losses) / static_cast<double>(step.micro_batches);
   const double loss_value = loss.item<double>();
-  if (!std::isfinite(loss_value) && context_.scaler == nullptr) {
+  if (!std::isfinite(loss_value) && context_.optimizer->loss_scaler() == nullptr) {
     std::string terms;
     for (const auto& [name, value] : losses) {
       terms += (terms.empty() ? "" : ", ") + name + " " + python_float_repr(value.item<double>());
@@ -124,12 +126,7 @@ void Trainer::run_micro_batch(const Batch& host_batch, bool last) {
     throw runtime_error("non-finite loss " + python_float_repr(loss_value) + " at iter " +
                         std::to_string(context_.iteration + 1) + " (" + terms + ")");
   }
-  const at::Tensor backward_from =
-      context_.scaler != nullptr ? context_.scaler->scale_loss(loss) : loss;
-  if (context_.gradient_sync != nullptr) {
-    context_.gradient_sync->before_backward(backward_from, last);
-  }
-  backward_from.backward();
+  context_.optimizer->backward(loss, last);
   fault_point("step");
   if (step.terms.empty()) {
     for (const auto& [name, value] : losses) step.terms.emplace_back(name, 0.0);
@@ -139,10 +136,6 @@ void Trainer::run_micro_batch(const Batch& host_batch, bool last) {
         losses[i].second.item<double>() / static_cast<double>(step.micro_batches);
   }
   step.loss += loss_value;
-}
-
-void Trainer::call(void (Hook::*point)(TrainContext&)) {
-  for (const std::unique_ptr<Hook>& hook : hooks_) ((*hook).*point)(context_);
 }
 
 }  // namespace olv2

@@ -10,7 +10,8 @@
 #include "olv2/data/sampler.h"
 #include "olv2/engine/checkpoint/optimizer_state.h"
 #include "olv2/engine/checkpoint/resume.h"
-#include "olv2/engine/dist/all_reduce_gradient_sync.h"
+#include "olv2/engine/distributed/all_reduce_gradient_sync.h"
+#include "olv2/engine/distributed/zero_optimizer.h"
 #include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/hooks/evaluation_hook.h"
 #include "olv2/engine/hooks/iter_timer_hook.h"
@@ -19,6 +20,7 @@
 #include "olv2/engine/hooks/optimizer_hook.h"
 #include "olv2/engine/hooks/tensorboard_logger_hook.h"
 #include "olv2/engine/hooks/text_logger_hook.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/trainer.h"
 #include "olv2/models/build.h"
@@ -67,7 +69,6 @@ TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles 
                          c10::Device device, Collective& collective)
     : engine_(std::move(run.engine)),
       settings_(std::move(run.training)),
-      options_(options),
       files_(std::move(files)),
       collective_(collective) {
   const int64_t world_size = collective.world_size();
@@ -75,14 +76,14 @@ TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles 
     spdlog::info("DeepSpeed JSON key ignored: {}", ignored);
   for (const std::string& source : settings_.sources) spdlog::info("setting {}", source);
 
-  const fs::path resume_path = resume_checkpoint_path(engine_.resume_from, files_.work_dir);
-  if (!resume_path.empty()) resumed_ = read_training_checkpoint(resume_path);
+  resume_path_ = resume_checkpoint_path(engine_.resume_from, files_.work_dir);
+  if (!resume_path_.empty()) resumed_ = read_training_checkpoint(resume_path_);
   RunIdentity& identity = context_.identity;
-  identity.seed = run_seed(options.seed, resumed_ ? &*resumed_ : nullptr, resume_path);
+  identity.seed = run_seed(options.seed, resumed_ ? &*resumed_ : nullptr, resume_path_);
   identity.world_size = world_size;
   identity.samples_per_gpu = settings_.samples_per_gpu;
   identity.accumulation_steps = settings_.accumulation_steps;
-  if (resumed_) check_same_trajectory(identity, *resumed_, resume_path);
+  if (resumed_) check_same_trajectory(identity, *resumed_, resume_path_);
   spdlog::info("seed {}{}", identity.seed,
                options.seed || !resumed_ ? "" : " (the resumed checkpoint's)");
 
@@ -99,7 +100,7 @@ TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles 
   build_data(run.train, run.val);
   build_solver();
   if (resumed_) {
-    restore(resume_path);
+    restore();
   } else if (!engine_.load_from.empty()) {
     load_weights(engine_.load_from);
   }
@@ -144,72 +145,67 @@ void TrainingRun::build_data(const DatasetSpec& train, const std::optional<Datas
 void TrainingRun::build_solver() {
   groups_ = build_param_groups(model_->named_parameters(), settings_.solver.param_group_rules());
   for (const ParamGroup& group : groups_) {
-    context_.params.names.insert(context_.params.names.end(), group.names.begin(),
-                                 group.names.end());
-    context_.params.tensors.insert(context_.params.tensors.end(), group.params.begin(),
-                                   group.params.end());
     spdlog::info("param group `{}`: {} tensors, lr {}, weight_decay {}",
                  group.custom_key.empty() ? "default" : group.custom_key, group.params.size(),
                  group.lr, group.weight_decay);
   }
-  build_gradient_sync();
+  Precision precision = resolve_precision(settings_.precision, context_.device);
+  autocast_ = precision.autocast;
+  build_optimizer(std::move(precision.scaler));
   scheduler_ = build_lr_scheduler(settings_, groups_, engine_.max_epochs, context_.steps_per_epoch);
   spdlog::info("lr schedule: {}", scheduler_->describe());
-  precision_ = resolve_precision(settings_.precision, context_.device);
-  if (!precision_.description.empty()) spdlog::info("{}", precision_.description);
+  if (!precision.description.empty()) spdlog::info("{}", precision.description);
   for (const std::string& note : settings_.notes) spdlog::info("{}", note);
   context_.scheduler = scheduler_.get();
-  context_.scaler = precision_.scaler.get();
 }
 
-void TrainingRun::build_gradient_sync() {
+void TrainingRun::build_optimizer(std::unique_ptr<LossScaler> scaler) {
+  TrainableParams trainable;
+  for (const ParamGroup& group : groups_) {
+    trainable.names.insert(trainable.names.end(), group.names.begin(), group.names.end());
+    trainable.tensors.insert(trainable.tensors.end(), group.params.begin(), group.params.end());
+  }
   const DistributedOptions& dist = engine_.dist;
   if (context_.collective == nullptr) {
-    optimizer_ = build_optimizer(groups_, settings_.solver.adam);
-    context_.optimizer = optimizer_.get();
-    spdlog::info("gradient sync: {}", SingleProcessGradientSync().describe());
-    return;
-  }
-  auto [params, group_of] = registration_order(*model_, groups_);
-  if (settings_.zero_stage >= 1 && collective_.world_size() > 1) {
-    zero_ = std::make_unique<ZeroOptimizer>(settings_.zero_stage, collective_, std::move(params),
-                                            std::move(group_of), groups_, settings_.solver.adam,
-                                            dist.bucket_cap_mb, dist.overlap_comm);
-    context_.optimizer = &zero_->optimizer();
-    context_.zero = zero_.get();
-    context_.gradient_sync = zero_.get();
+    optimizer_ = std::make_unique<ReplicatedOptimizer>(
+        std::move(trainable), olv2::build_optimizer(groups_, settings_.solver.adam),
+        std::make_unique<SingleProcessGradientSync>(), std::move(scaler));
+  } else if (settings_.zero_stage >= 1 && collective_.world_size() > 1) {
+    auto [params, group_of] = registration_order(*model_, groups_);
+    optimizer_ = std::make_unique<ZeroOptimizer>(
+        std::move(trainable), std::move(scaler), settings_.zero_stage, collective_,
+        std::move(params), std::move(group_of), groups_, settings_.solver.adam, dist.bucket_cap_mb,
+        dist.overlap_comm);
   } else {
-    optimizer_ = build_optimizer(groups_, settings_.solver.adam);
-    context_.optimizer = optimizer_.get();
-    gradient_sync_ = std::make_unique<AllReduceGradientSync>(collective_, std::move(params),
-                                                             dist.bucket_cap_mb, dist.overlap_comm);
-    context_.gradient_sync = gradient_sync_.get();
+    auto [params, group_of] = registration_order(*model_, groups_);
+    optimizer_ = std::make_unique<ReplicatedOptimizer>(
+        std::move(trainable), olv2::build_optimizer(groups_, settings_.solver.adam),
+        std::make_unique<AllReduceGradientSync>(collective_, std::move(params), dist.bucket_cap_mb,
+                                                dist.overlap_comm),
+        std::move(scaler), collective_.rank());
   }
-  spdlog::info("gradient sync: {}", context_.gradient_sync->describe());
+  context_.optimizer = optimizer_.get();
+  spdlog::info("gradient sync: {}", optimizer_->describe());
 }
 
-void TrainingRun::restore(const fs::path& checkpoint_path) {
+void TrainingRun::restore() {
   const TrainingCheckpoint& checkpoint = *resumed_;
   load_state_dict(*model_, checkpoint.state_dict);
-  if (zero_) {
-    zero_->load_state(checkpoint.optimizer);
-  } else {
-    adam_state_from_pth(*optimizer_, checkpoint.optimizer);
-  }
+  optimizer_->load_state(checkpoint.optimizer);
   scheduler_->load_state(checkpoint.scheduler);
-  if (precision_.scaler && checkpoint.loss_scaler) {
+  LossScaler* scaler = optimizer_->loss_scaler();
+  if (scaler != nullptr && checkpoint.loss_scaler) {
     try {
-      precision_.scaler->load_state(*checkpoint.loss_scaler);
+      scaler->load_state(*checkpoint.loss_scaler);
     } catch (const Error& error) {
-      throw input_error("cannot resume " + checkpoint_path.string() + ": " + error.what());
+      throw input_error("cannot resume " + resume_path_.string() + ": " + error.what());
     }
   }
   context_.start_epoch = checkpoint.progress.epoch;
   context_.iteration = checkpoint.progress.iteration;
   context_.epoch_batches = checkpoint.progress.epoch_batches;
   context_.epoch_position = checkpoint.progress.epoch_position;
-  context_.best = checkpoint.best;
-  spdlog::info("resumed from {}: epoch {}, iter {}", checkpoint_path.string(), context_.start_epoch,
+  spdlog::info("resumed from {}: epoch {}, iter {}", resume_path_.string(), context_.start_epoch,
                context_.iteration);
 }
 
@@ -226,27 +222,41 @@ void TrainingRun::load_weights(const std::string& path) {
     spdlog::warn("unexpected key in {}: {}", path, key);
 }
 
-std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
+HookList TrainingRun::build_hooks() const {
   const bool main_rank = collective_.rank() == 0;
-  std::vector<std::unique_ptr<Hook>> hooks;
-  hooks.push_back(std::make_unique<IterTimerHook>(engine_.log.interval));
-  hooks.push_back(std::make_unique<LrScheduleHook>());
-  hooks.push_back(std::make_unique<OptimizerHook>(settings_.solver.grad_clip));
-  // Validation before the epoch's checkpoint, so that the checkpoint holds its best so far.
+  HookList hooks;
+  hooks.add("LrUpdaterHook", HookPriority::kVeryHigh, std::make_unique<LrScheduleHook>());
+  hooks.add("OptimizerHook", HookPriority::kAboveNormal,
+            std::make_unique<OptimizerHook>(settings_.solver.grad_clip));
+  // Validation before the epoch's checkpoint (mmdet's comes after it), so that the checkpoint
+  // holds its best so far.
   if (val_set_) {
-    hooks.push_back(std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
-                                                     engine_.workers_per_gpu, figures_));
+    hooks.add("EvalHook", HookPriority::kAboveNormal,
+              std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
+                                               engine_.workers_per_gpu, figures_));
   }
-  if (main_rank || zero_) {
-    hooks.push_back(
-        std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir, main_rank));
+  hooks.add("CheckpointHook", HookPriority::kNormal,
+            std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
+  for (const CustomHook& custom : engine_.custom_hooks) {
+    hooks.add(custom.type, custom.options->priority, custom.options->build());
   }
+  hooks.add("IterTimerHook", HookPriority::kLow,
+            std::make_unique<IterTimerHook>(engine_.log.interval));
   if (main_rank) {
-    hooks.push_back(std::make_unique<TextLoggerHook>());
-    hooks.push_back(
-        std::make_unique<JsonLoggerHook>(files_.work_dir / (files_.timestamp + ".log.json")));
+    hooks.add("TextLoggerHook", HookPriority::kVeryLow, std::make_unique<TextLoggerHook>());
+    hooks.add("JsonLoggerHook", HookPriority::kVeryLow,
+              std::make_unique<JsonLoggerHook>(files_.work_dir / (files_.timestamp + ".log.json")));
     if (engine_.log.tensorboard) {
-      hooks.push_back(std::make_unique<TensorboardLoggerHook>(files_.work_dir / "tf_logs"));
+      hooks.add("TensorboardLoggerHook", HookPriority::kVeryLow,
+                std::make_unique<TensorboardLoggerHook>(files_.work_dir / "tf_logs"));
+    }
+  }
+  spdlog::info("hooks: {}", hooks.describe());
+  if (resumed_) {
+    try {
+      hooks.load_states(resumed_->hook_msgs);
+    } catch (const Error& error) {
+      throw input_error("cannot resume " + resume_path_.string() + ": " + error.what());
     }
   }
   return hooks;
@@ -255,9 +265,11 @@ std::vector<std::unique_ptr<Hook>> TrainingRun::build_hooks() const {
 void TrainingRun::run(std::vector<std::unique_ptr<Hook>> observers) {
   TrainStepOptions step;
   step.seed = context_.identity.seed;
-  step.autocast = precision_.autocast;
-  std::vector<std::unique_ptr<Hook>> hooks = build_hooks();
-  for (auto& observer : observers) hooks.push_back(std::move(observer));
+  step.autocast = autocast_;
+  HookList hooks = build_hooks();
+  for (auto& observer : observers) {
+    hooks.add("observer", HookPriority::kLowest, std::move(observer));
+  }
   Trainer(context_, *loader_, step, std::move(hooks)).run();
 }
 

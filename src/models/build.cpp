@@ -8,12 +8,12 @@
 
 namespace olv2 {
 
-const PartRegistry<DetectorOptions>& detector_registry() {
-  using Registry = PartRegistry<DetectorOptions>;
+const Registry<DetectorOptions>& detector_registry() {
+  using Registry = Registry<DetectorOptions>;
   static const Registry registry("model",
                                  {
-                                     {"Baseline", Registry::part<BaselineOptions>()},
-                                     {"BaselineLarge", Registry::part<BaselineLargeOptions>()},
+                                     {"Baseline", Registry::entry<BaselineOptions>()},
+                                     {"BaselineLarge", Registry::entry<BaselineLargeOptions>()},
                                  });
   return registry;
 }

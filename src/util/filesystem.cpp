@@ -1,7 +1,9 @@
 #include "olv2/util/filesystem.h"
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "olv2/util/error.h"
 #include "olv2/util/platform.h"
@@ -14,11 +16,13 @@ void write_file_atomic(const fs::path& path, const std::function<void(std::ostre
   const fs::path temporary = path.string() + ".tmp." + std::to_string(platform::process_id());
   try {
     {
+      errno = 0;
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      if (!out) throw runtime_error(temporary.string() + ": cannot create");
+      if (!out) throw runtime_error(temporary.string() + ": cannot create: " + system_reason());
       write(out);
+      errno = 0;
       out.close();
-      if (!out) throw runtime_error(temporary.string() + ": write failed (disk full?)");
+      if (!out) throw runtime_error(temporary.string() + ": write failed: " + system_reason());
     }
     platform::flush_to_disk(temporary);
     platform::replace_file(temporary, path);
@@ -33,6 +37,12 @@ void write_file_atomic(const fs::path& path, const std::string& contents) {
   write_file_atomic(path, [&](std::ostream& out) {
     out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
   });
+}
+
+std::string system_reason() {
+  const int error = errno;
+  return error == 0 ? std::string("no reason given by the system")
+                    : std::generic_category().message(error);
 }
 
 std::string read_file(const fs::path& path) {

@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "olv2/data/data_loader.h"
-#include "olv2/engine/dist/gradient_sync.h"
-#include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/distributed/gradient_sync.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/models/ops/attention.h"
@@ -35,17 +35,18 @@ TEST(LossScalerOnCuda, AnInfGradientSkipsTheStepAndHalvesTheScale) {
   ParamGroup group;
   group.params = params.tensors;
   group.lr = 1e-2;
-  auto optimizer = build_optimizer({group}, AdamOptions{});
   LossScalerOptions options;
   options.hysteresis = 1;
-  DynamicLossScaler scaler(options);
-  SingleProcessGradientSync sync;
+  ReplicatedOptimizer optimizer(params, build_optimizer({group}, AdamOptions{}),
+                                std::make_unique<SingleProcessGradientSync>(),
+                                std::make_unique<DynamicLossScaler>(options));
+  const LossScaler& scaler = *optimizer.loss_scaler();
 
   const auto step = [&](bool inject_inf, int64_t iteration) {
-    optimizer->zero_grad();
-    scaler.scale_loss(layer->forward(torch::ones({4, 3}, kGpu)).pow(2).sum()).backward();
+    optimizer.zero_grad();
+    optimizer.backward(layer->forward(torch::ones({4, 3}, kGpu)).pow(2).sum(), true);
     if (inject_inf) layer->bias.mutable_grad()[1] = std::numeric_limits<float>::infinity();
-    return apply_optimizer_step(*optimizer, params, &scaler, std::nullopt, sync, iteration);
+    return optimizer.step(std::nullopt, iteration);
   };
   ASSERT_TRUE(step(false, 1).applied);
   const at::Tensor weight_before = layer->weight.detach().clone();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "olv2/engine/checkpoint/training_checkpoint.h"
+#include "olv2/engine/hooks/evaluation_hook.h"
 #include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
@@ -45,11 +46,12 @@ fs::path resume_with_best_score(const std::string& name, double score) {
   EXPECT_EQ(first.exit_status, 0) << first.output;
   EXPECT_TRUE(fs::exists(work_dir / "best_OLS_epoch_1.pth")) << first.output;
   TrainingCheckpoint checkpoint = read_training_checkpoint(work_dir / "epoch_1.pth");
-  EXPECT_TRUE(checkpoint.best.has_value());
-  if (!checkpoint.best) return work_dir;
-  EXPECT_EQ(checkpoint.best->epoch, 1);
-  EXPECT_EQ(checkpoint.best->file, work_dir / "best_OLS_epoch_1.pth");
-  checkpoint.best->score = score;
+  const std::optional<BestCheckpoint> best = best_checkpoint_of(checkpoint.hook_msgs);
+  EXPECT_TRUE(best.has_value());
+  if (!best) return work_dir;
+  EXPECT_EQ(best->epoch, 1);
+  EXPECT_EQ(best->file, work_dir / "best_OLS_epoch_1.pth");
+  checkpoint.hook_msgs.set("best_score", PthValue::from_float(score));
   save_training_checkpoint(work_dir / "epoch_1.pth", checkpoint);
   const auto resumed =
       test::run_app("train_ds", best_run_args(work_dir, "runner.max_epochs=3") +
@@ -63,10 +65,11 @@ TEST(TrainDsBestCheckpoint, AWorseLaterEpochKeepsTheBestThroughAResume) {
   const fs::path work_dir = resume_with_best_score("best_kept", 2.0);
   EXPECT_EQ(files_matching(work_dir, "best_.*\\.pth"),
             (std::set<std::string>{"best_OLS_epoch_1.pth"}));
-  const TrainingCheckpoint last = read_training_checkpoint(work_dir / "epoch_3.pth");
-  ASSERT_TRUE(last.best.has_value());
-  EXPECT_EQ(last.best->epoch, 1);
-  EXPECT_DOUBLE_EQ(last.best->score, 2.0);
+  const std::optional<BestCheckpoint> last =
+      best_checkpoint_of(read_training_checkpoint(work_dir / "epoch_3.pth").hook_msgs);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->epoch, 1);
+  EXPECT_DOUBLE_EQ(last->score, 2.0);
   // keep_results 1 (the default): the last validation's file and the best epoch's.
   EXPECT_EQ(files_matching(work_dir, "results_epoch_.*\\.json"),
             (std::set<std::string>{"results_epoch_1.json", "results_epoch_3.json"}));
@@ -86,9 +89,10 @@ TEST(TrainDsBestCheckpoint, ABetterEpochReplacesTheBestFile) {
   const std::string best_file = "best_OLS_epoch_" + std::to_string(best_epoch) + ".pth";
   EXPECT_EQ(files_matching(work_dir, "best_.*\\.pth"), (std::set<std::string>{best_file}));
   const TrainingCheckpoint best = read_training_checkpoint(work_dir / best_file);
-  ASSERT_TRUE(best.best.has_value());
-  EXPECT_EQ(best.best->epoch, best_epoch);
-  EXPECT_NEAR(best.best->score, ols[best_epoch], 1e-4);
+  const std::optional<BestCheckpoint> kept = best_checkpoint_of(best.hook_msgs);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->epoch, best_epoch);
+  EXPECT_NEAR(kept->score, ols[best_epoch], 1e-4);
   EXPECT_EQ(best.progress.epoch, best_epoch);
   std::set<std::string> results{"results_epoch_3.json"};
   results.insert("results_epoch_" + std::to_string(best_epoch) + ".json");

@@ -3,7 +3,7 @@
 #include <functional>
 #include <vector>
 
-#include "olv2/engine/dist/process_group.h"
+#include "olv2/engine/distributed/process_group.h"
 
 namespace olv2::test {
 

@@ -26,8 +26,10 @@ class Schema {
   static Schema open_map();             // any keys, values unchecked (kept as written)
   static Schema map_of(Schema value);   // any keys, every value must match `value`
   // A map selected by the value of its `tag` key (mmcv's `type=`): `variants` maps each tag
-  // value to the schema of the whole map (which should declare `tag` itself).
-  static Schema tagged(std::string tag, std::map<std::string, Schema> variants);
+  // value to the schema of the whole map (which should declare `tag` itself). With `family`
+  // (a registry's), an unknown tag value is named with the family and its known values.
+  static Schema tagged(std::string tag, std::map<std::string, Schema> variants,
+                       std::string family = "");
   // Either schema: the value must match at least one.
   static Schema either(Schema first, Schema second);
 
@@ -64,6 +66,7 @@ class Schema {
   std::vector<Field> fields_;
   std::shared_ptr<Schema> item_;
   std::string tag_;
+  std::string family_;  // with `tag_`: the registry family, for messages
   std::map<std::string, std::shared_ptr<Schema>> variants_;
   std::vector<std::shared_ptr<Schema>> alternatives_;
   std::vector<std::string> choices_;

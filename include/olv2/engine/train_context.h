@@ -10,21 +10,16 @@
 #include <vector>
 
 #include "olv2/engine/checkpoint/training_checkpoint.h"
-#include "olv2/engine/dist/gradient_sync.h"
-#include "olv2/engine/dist/zero_optimizer.h"
 #include "olv2/engine/logging/log_buffer.h"
-#include "olv2/engine/optimizer_step.h"
-#include "olv2/engine/precision/loss_scaler.h"
+#include "olv2/engine/optimizer/training_optimizer.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/models/detectors/detector.h"
 #include "olv2/solver/lr_scheduler.h"
 #include "olv2/util/collective.h"
 
-namespace torch::optim {
-class Optimizer;
-}
-
 namespace olv2 {
+
+class HookList;
 
 // The optimizer step in progress: filled by the loop (losses, data time), the optimizer hook
 // (outcome) and the timer hook (time).
@@ -50,15 +45,10 @@ struct ValidationRecord {
 // (TrainingRun); the context only points at them.
 struct TrainContext {
   DetectorImpl* model = nullptr;
-  torch::optim::Optimizer* optimizer = nullptr;
+  TrainingOptimizer* optimizer = nullptr;  // with the loss scaler and the gradient sync
   LrScheduler* scheduler = nullptr;
-  LossScaler* scaler = nullptr;      // null without fp16
   Collective* collective = nullptr;  // null: one process
-  // Where the ranks' gradients meet (null: one process, nothing to do).
-  GradientSync* gradient_sync = nullptr;
-  // The ZeRO-sharded optimizer state (null without ZeRO); `optimizer` is then its parts'.
-  ZeroOptimizer* zero = nullptr;
-  TrainableParams params;
+  const HookList* hooks = nullptr;   // the Trainer's: their states go into checkpoints
   c10::Device device = c10::Device(c10::kCPU);
   RunIdentity identity;
   std::string config_text;  // the resolved config, stored in checkpoints
@@ -80,8 +70,8 @@ struct TrainContext {
   int64_t memory_mb = 0;  // peak_memory_mb() when the interval's averages were taken
   std::optional<int64_t> memory_reserved_mb;  // peak_reserved_memory_mb() then
   std::optional<ValidationRecord> validation;
-  // With `evaluation.save_best`: the best validation so far (restored on resume).
-  std::optional<BestCheckpoint> best;
+  // Set by a hook after an epoch (early stopping): the run ends there, on every rank.
+  bool stop_training = false;
 };
 
 }  // namespace olv2

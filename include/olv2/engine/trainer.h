@@ -5,6 +5,7 @@
 #include "olv2/data/batch.h"
 #include "olv2/data/data_loader.h"
 #include "olv2/engine/hook.h"
+#include "olv2/engine/hook_list.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/util/autocast_guard.h"
 
@@ -18,13 +19,13 @@ struct TrainStepOptions {
 
 // The training loop, detectron2's SimpleTrainer in shape: epochs of optimizer steps, each of
 // `accumulation` micro-batches (forward, loss / micro-batches, backward), with every other
-// concern in a hook. `context.start_epoch`, `iteration`, `epoch_batches` and `epoch_position`
-// say where to start (a resumed run starts inside an epoch). A SIGINT or SIGTERM stops the run
-// at the next step boundary, on every rank.
+// concern in a hook (run in the order of their priorities). `context.start_epoch`, `iteration`,
+// `epoch_batches` and `epoch_position` say where to start (a resumed run starts inside an epoch). A
+// SIGINT or SIGTERM stops the run at the next step boundary, on every rank; `context.stop_training`
+// set by a hook after an epoch ends the run there.
 class Trainer {
  public:
-  Trainer(TrainContext& context, DataLoader& loader, TrainStepOptions options,
-          std::vector<std::unique_ptr<Hook>> hooks);
+  Trainer(TrainContext& context, DataLoader& loader, TrainStepOptions options, HookList hooks);
 
   void run();
 
@@ -35,12 +36,11 @@ class Trainer {
   void run_micro_batch(const Batch& batch, bool last);
   // Ends the run with status 128 + signal after a SIGINT or SIGTERM on any rank.
   void stop_if_requested();
-  void call(void (Hook::*point)(TrainContext&));
 
   TrainContext& context_;
   DataLoader& loader_;
   TrainStepOptions options_;
-  std::vector<std::unique_ptr<Hook>> hooks_;
+  HookList hooks_;
 };
 
 }  // namespace olv2

@@ -9,9 +9,9 @@
 
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
-#include "olv2/engine/dist/gradient_sync.h"
-#include "olv2/engine/dist/zero_optimizer.h"
 #include "olv2/engine/hook.h"
+#include "olv2/engine/hook_list.h"
+#include "olv2/engine/optimizer/training_optimizer.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/run_settings.h"
@@ -21,10 +21,6 @@
 #include "olv2/solver/param_groups.h"
 #include "olv2/util/collective.h"
 #include "olv2/visualization/frame_figure.h"
-
-namespace torch::optim {
-class Optimizer;
-}
 
 namespace olv2 {
 
@@ -37,8 +33,8 @@ struct RunFiles {
 // One `train_ds` run, built from its settings (read once from the config and the command line,
 // run_settings.h): the model (through
 // the type-name registry), the data, the solver, the loss scaler, a resumed checkpoint's state
-// or loaded weights, and the hooks in the order they act (timer, LR schedule, optimizer step,
-// checkpoints, evaluation, the loggers). run() hands them to the Trainer loop. Under several
+// or loaded weights, and the hooks by priority (LR schedule, optimizer step, evaluation,
+// checkpoints, `custom_hooks`, timer, loggers). run() hands them to the Trainer loop. Under several
 // ranks every rank reads its own shard, starts from rank 0's parameters and buffers, averages
 // gradients at each step boundary and validates its share; only rank 0 writes checkpoints,
 // JSON lines and TensorBoard events.
@@ -57,16 +53,17 @@ class TrainingRun {
   void build_model(const DetectorOptions& options, const std::string& type);
   void build_data(const DatasetSpec& train, const std::optional<DatasetSpec>& val);
   void build_solver();
-  void build_gradient_sync();
-  void restore(const std::filesystem::path& checkpoint_path);
+  // The replicated optimizer (one process, or all-reduced gradients) or ZeRO's.
+  void build_optimizer(std::unique_ptr<LossScaler> scaler);
+  void restore();
   void load_weights(const std::string& path);
-  std::vector<std::unique_ptr<Hook>> build_hooks() const;
+  HookList build_hooks() const;
 
   EngineOptions engine_;
   TrainingSettings settings_;
-  TrainOptions options_;
   RunFiles files_;
   Collective& collective_;
+  std::filesystem::path resume_path_;  // empty: a fresh run
   std::optional<TrainingCheckpoint> resumed_;
   FigureOptions figures_;  // for `evaluation.visualize`
 
@@ -75,11 +72,9 @@ class TrainingRun {
   std::unique_ptr<OpenLaneV2Dataset> val_set_;
   std::unique_ptr<DataLoader> loader_;
   std::vector<ParamGroup> groups_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;  // null under ZeRO (zero_ has its own)
-  std::unique_ptr<ZeroOptimizer> zero_;
-  std::unique_ptr<GradientSync> gradient_sync_;  // null under ZeRO (zero_ is the sync)
+  std::unique_ptr<TrainingOptimizer> optimizer_;
   std::unique_ptr<LrScheduler> scheduler_;
-  Precision precision_;
+  std::optional<AutocastState> autocast_;  // the forward's, under mixed precision
   TrainContext context_;
 };
 

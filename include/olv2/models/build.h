@@ -2,14 +2,14 @@
 #include <memory>
 
 #include "olv2/config/config_node.h"
+#include "olv2/config/registry.h"
 #include "olv2/config/schema.h"
 #include "olv2/models/detectors/detector.h"
-#include "olv2/models/part_registry.h"
 
 namespace olv2 {
 
 // The detectors `model.type` may name (mmdet's registry): Baseline, BaselineLarge.
-const PartRegistry<DetectorOptions>& detector_registry();
+const Registry<DetectorOptions>& detector_registry();
 
 // The `model` section: a detector of any registered type.
 Schema model_schema();

@@ -16,6 +16,10 @@ void write_file_atomic(const std::filesystem::path& path,
 // The same with the whole contents at hand.
 void write_file_atomic(const std::filesystem::path& path, const std::string& contents);
 
+// The system's reason for the last failed system call (errno), e.g. "No space left on device",
+// for the message about a failed read or write; call it at once after the failure.
+std::string system_reason();
+
 // The whole file as bytes; an input error naming the file when it cannot be read.
 std::string read_file(const std::filesystem::path& path);
 

@@ -11,20 +11,21 @@
 
 namespace olv2 {
 
-const std::map<std::string, TransformFactory>& transform_registry() {
-  static const std::map<std::string, TransformFactory> registry = {
-      {"CustomLoadMultiViewImageFromFiles",
-       {&LoadMultiViewImages::from_config, &LoadMultiViewImages::schema}},
-      {"NormalizeMultiviewImage",
-       {&NormalizeMultiViewImages::from_config, &NormalizeMultiViewImages::schema}},
-      {"PhotoMetricDistortionMultiViewImage",
-       {&PhotoMetricDistortion::from_config, &PhotoMetricDistortion::schema}},
-      {"ResizeFrontView", {&ResizeFrontView::from_config, &ResizeFrontView::schema}},
-      {"CustomPadMultiViewImage", {&PadMultiViewImages::from_config, &PadMultiViewImages::schema}},
-      {"CustomParameterizeLane", {&ParameterizeLanes::from_config, &ParameterizeLanes::schema}},
-      {"CustomDefaultFormatBundle", {&FormatBundle::from_config, &FormatBundle::schema}},
-      {"Collect", {&Collect::from_config, &Collect::schema}},
-  };
+const Registry<Transform>& transform_registry() {
+  using TransformRegistry = Registry<Transform>;
+  static const TransformRegistry registry(
+      "transform",
+      {
+          {"CustomLoadMultiViewImageFromFiles", TransformRegistry::entry<LoadMultiViewImages>()},
+          {"NormalizeMultiviewImage", TransformRegistry::entry<NormalizeMultiViewImages>()},
+          {"PhotoMetricDistortionMultiViewImage",
+           TransformRegistry::entry<PhotoMetricDistortion>()},
+          {"ResizeFrontView", TransformRegistry::entry<ResizeFrontView>()},
+          {"CustomPadMultiViewImage", TransformRegistry::entry<PadMultiViewImages>()},
+          {"CustomParameterizeLane", TransformRegistry::entry<ParameterizeLanes>()},
+          {"CustomDefaultFormatBundle", TransformRegistry::entry<FormatBundle>()},
+          {"Collect", TransformRegistry::entry<Collect>()},
+      });
   return registry;
 }
 

@@ -102,14 +102,7 @@ void save_training_checkpoint(const std::filesystem::path& path,
   meta.set("epoch_batches", PthValue::from_int(checkpoint.progress.epoch_batches));
   meta.set("epoch_position", PthValue::from_int(checkpoint.progress.epoch_position));
   meta.set("time", PthValue::from_string(now_text()));
-  if (checkpoint.best) {
-    PthValue hook_msgs = PthValue::dict();
-    hook_msgs.set("best_score", PthValue::from_float(checkpoint.best->score));
-    hook_msgs.set("best_ckpt", PthValue::from_string(checkpoint.best->file.string()));
-    hook_msgs.set("best_metric", PthValue::from_string(checkpoint.best->metric));
-    hook_msgs.set("best_epoch", PthValue::from_int(checkpoint.best->epoch));
-    meta.set("hook_msgs", hook_msgs);
-  }
+  if (!checkpoint.hook_msgs.dict_items().empty()) meta.set("hook_msgs", checkpoint.hook_msgs);
 
   PthValue root = PthValue::dict();
   root.set("meta", meta);
@@ -146,14 +139,11 @@ TrainingCheckpoint read_training_checkpoint(const std::filesystem::path& path) {
     }
     if (const PthValue* config = meta.find("config")) checkpoint.config_text = config->as_string();
     if (const PthValue* hook_msgs = meta.find("hook_msgs")) {
-      if (const PthValue* metric = hook_msgs->find("best_metric")) {
-        BestCheckpoint best;
-        best.metric = metric->as_string();
-        best.score = hook_msgs->at("best_score").as_float();
-        best.epoch = hook_msgs->at("best_epoch").as_int();
-        best.file = hook_msgs->at("best_ckpt").as_string();
-        checkpoint.best = best;
+      if (!hook_msgs->is_dict()) {
+        throw input_error("meta.hook_msgs is a " + std::string(hook_msgs->kind_name()) +
+                          ", expected a dict");
       }
+      checkpoint.hook_msgs = *hook_msgs;
     }
     checkpoint.state_dict = tensors_of(root.at("state_dict"));
     checkpoint.optimizer = root.at("optimizer");

@@ -3,8 +3,8 @@
 #include <ATen/ATen.h>
 
 #include "olv2/engine/checkpoint/results_retention.h"
-#include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/logging/train_log.h"
+#include "olv2/engine/run_checkpoint.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/engine/validator.h"
 #include "olv2/util/error.h"
@@ -23,6 +23,21 @@ double headline_metric(const EvaluationMetrics& metrics, const std::string& name
 }
 
 }  // namespace
+
+std::optional<BestCheckpoint> best_checkpoint_of(const PthValue& hook_msgs) {
+  const PthValue* metric = hook_msgs.find("best_metric");
+  if (metric == nullptr) return std::nullopt;
+  try {
+    BestCheckpoint best;
+    best.metric = metric->as_string();
+    best.score = hook_msgs.at("best_score").as_float();
+    best.epoch = hook_msgs.at("best_epoch").as_int();
+    best.file = hook_msgs.at("best_ckpt").as_string();
+    return best;
+  } catch (const Error& error) {
+    throw input_error(std::string("meta.hook_msgs: the best validation: ") + error.what());
+  }
+}
 
 EvaluationHook::EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,
                                std::filesystem::path work_dir, int64_t workers,
@@ -57,21 +72,24 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   spdlog::info("validating {} frames (epoch {})", dataset_.size(), epochs_done);
   const std::optional<ValidationResult> result = validate(*context.model, dataset_, options);
   context.model->train();
-  bool best = result && !options_.save_best.empty() && improves(context, result->metrics);
-  if (context.zero != nullptr && !options_.save_best.empty()) {
-    // The sharded optimizer state is gathered by every rank: rank 0's decision is shared.
+  bool best = result && !options_.save_best.empty() && improves(result->metrics);
+  if (context.collective != nullptr && !options_.save_best.empty()) {
+    // Every rank takes part in a checkpoint (the optimizer state may be sharded): rank 0's
+    // decision is shared.
     std::vector<at::Tensor> flag = {at::full({1}, best ? 1.0 : 0.0, at::kFloat)};
     context.collective->broadcast(flag, 0);
     best = flag[0].item<double>() > 0.0;
-    if (best && !result) context.zero->gather_state();
   }
-  if (!result) return;  // another rank's: rank 0 scores and logs
+  if (!result) {  // another rank's: rank 0 scores, logs and writes
+    if (best) checkpoint_of(context, epochs_done > context.epoch);
+    return;
+  }
   spdlog::info("Epoch(val) [{}] results {}\n{}", epochs_done, options.results_file.string(),
                format_metrics_table(result->metrics));
   context.validation = ValidationRecord{epochs_done, result->metrics};
   if (best) save_best(context, epochs_done, result->metrics);
   std::optional<int64_t> best_epoch;
-  if (context.best) best_epoch = context.best->epoch;
+  if (best_) best_epoch = best_->epoch;
   remove_old_results(work_dir_, epochs_done, options_.keep_results, best_epoch);
   if (options_.visualize > 0) {
     const std::filesystem::path folder = work_dir_ / ("vis_epoch_" + std::to_string(epochs_done));
@@ -82,15 +100,15 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   }
 }
 
-bool EvaluationHook::improves(const TrainContext& context, const EvaluationMetrics& metrics) const {
+bool EvaluationHook::improves(const EvaluationMetrics& metrics) const {
   const std::string& metric = options_.save_best;
-  if (context.best && context.best->metric != metric) {
-    throw input_error("evaluation.save_best: the run's best so far is by " + context.best->metric +
+  if (best_ && best_->metric != metric) {
+    throw input_error("evaluation.save_best: the run's best so far is by " + best_->metric +
                       ", this config asks for " + metric);
   }
-  if (!context.best) return true;
+  if (!best_) return true;
   const double score = headline_metric(metrics, metric);
-  const double best = context.best->score;
+  const double best = best_->score;
   return options_.greater_is_better ? score > best : score < best;
 }
 
@@ -98,21 +116,38 @@ void EvaluationHook::save_best(TrainContext& context, int64_t epochs_done,
                                const EvaluationMetrics& metrics) {
   const std::string& metric = options_.save_best;
   const double score = headline_metric(metrics, metric);
-  const std::optional<BestCheckpoint> previous = context.best;
+  const std::optional<BestCheckpoint> previous = best_;
   BestCheckpoint best;
   best.metric = metric;
   best.score = score;
   best.epoch = epochs_done;
   best.file = work_dir_ / ("best_" + metric + "_epoch_" + std::to_string(epochs_done) + ".pth");
-  context.best = best;
+  best_ = best;
   // After an epoch it is that epoch's end; before training, the start.
-  save_training_checkpoint(best.file, checkpoint_of(context, epochs_done > context.epoch));
+  const std::optional<TrainingCheckpoint> checkpoint =
+      checkpoint_of(context, epochs_done > context.epoch);
+  if (!checkpoint) return;
+  save_training_checkpoint(best.file, *checkpoint);
   if (previous && previous->file != best.file) {
     std::error_code ignored;
     std::filesystem::remove(previous->file, ignored);
   }
   spdlog::info("Now best checkpoint is saved as {}.", best.file.filename().string());
   spdlog::info("Best {} is {:.4f} at {} epoch.", metric, score, epochs_done);
+}
+
+std::optional<PthValue> EvaluationHook::state() const {
+  if (!best_) return std::nullopt;
+  PthValue hook_msgs = PthValue::dict();
+  hook_msgs.set("best_score", PthValue::from_float(best_->score));
+  hook_msgs.set("best_ckpt", PthValue::from_string(best_->file.string()));
+  hook_msgs.set("best_metric", PthValue::from_string(best_->metric));
+  hook_msgs.set("best_epoch", PthValue::from_int(best_->epoch));
+  return hook_msgs;
+}
+
+void EvaluationHook::load_state(const PthValue& hook_msgs) {
+  best_ = best_checkpoint_of(hook_msgs);
 }
 
 }  // namespace olv2

@@ -1,7 +1,6 @@
 #include "olv2/engine/hooks/lr_schedule_hook.h"
 
 #include "olv2/engine/train_context.h"
-#include "olv2/solver/optimizer.h"
 
 namespace olv2 {
 
@@ -11,7 +10,7 @@ void LrScheduleHook::before_epoch(TrainContext& context) {
 
 void LrScheduleHook::before_step(TrainContext& context) {
   context.scheduler->begin_iteration(context.iteration);
-  set_group_lrs(*context.optimizer, context.scheduler->lrs());
+  context.optimizer->set_lrs(context.scheduler->lrs());
 }
 
 void LrScheduleHook::after_step(TrainContext& context) {

@@ -2,7 +2,6 @@
 
 #include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/train_context.h"
-#include "olv2/solver/optimizer.h"
 
 namespace olv2 {
 
@@ -11,9 +10,9 @@ void TensorboardLoggerHook::after_step(TrainContext& context) {
   const int64_t step = context.iteration;
   for (const auto& [key, value] : context.log_buffer.output())
     writer_.add_scalar("train/" + key, value, step);
-  writer_.add_scalar("train/lr", group_lrs(*context.optimizer).front(), step);
-  if (context.scaler != nullptr)
-    writer_.add_scalar("train/loss_scale", context.scaler->scale(), step);
+  writer_.add_scalar("train/lr", context.optimizer->lrs().front(), step);
+  if (const LossScaler* scaler = context.optimizer->loss_scaler())
+    writer_.add_scalar("train/loss_scale", scaler->scale(), step);
 }
 
 void TensorboardLoggerHook::write_validation(const TrainContext& context) {

@@ -2,7 +2,6 @@
 
 #include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/train_context.h"
-#include "olv2/solver/optimizer.h"
 #include "olv2/util/logging.h"
 
 namespace olv2 {
@@ -26,13 +25,13 @@ void TextLoggerHook::after_step(TrainContext& context) {
       line.log_vars.emplace_back(key, value);
   }
   line.log_vars.emplace_back("loss", line.loss);
-  line.lr = group_lrs(*context.optimizer).front();
+  line.lr = context.optimizer->lrs().front();
   line.grad_norm = buffer.output("grad_norm");
   line.data_time = buffer.output("data_time");
   line.memory_mb = context.memory_mb;
-  if (context.scaler != nullptr) {
-    line.loss_scale = context.scaler->scale();
-    line.skipped_steps = context.scaler->skipped_steps();
+  if (const LossScaler* scaler = context.optimizer->loss_scaler()) {
+    line.loss_scale = scaler->scale();
+    line.skipped_steps = scaler->skipped_steps();
   }
   spdlog::info("{}", format_train_line(line));
 }

@@ -78,6 +78,7 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
     out.bucket_cap_mb = dist->get<double>("bucket_cap_mb", out.bucket_cap_mb);
     out.overlap_comm = dist->get<bool>("overlap_comm", out.overlap_comm);
   }
+  options.custom_hooks = custom_hooks_from_config(root);
   options.resume_from = optional_path(root, "resume_from");
   options.load_from = optional_path(root, "load_from");
   if (const ConfigNode* threads = root.find("threads"); threads != nullptr && !threads->is_null())

@@ -1,6 +1,7 @@
 #include "olv2/engine/settings/train_config.h"
 
 #include "olv2/data/data_schema.h"
+#include "olv2/engine/hook_registry.h"
 #include "olv2/engine/settings/auto_scale_lr.h"
 #include "olv2/engine/settings/engine_schema.h"
 #include "olv2/models/build.h"
@@ -38,6 +39,7 @@ Schema train_config_schema() {
       .optional("submission", submission_schema())
       .optional("checkpoint_config", checkpoint_config_schema())
       .optional("log_config", log_config_schema())
+      .optional("custom_hooks", custom_hooks_schema())
       .optional("dist_params", Schema::map()
                                    .optional("backend", Schema::string().choices({"nccl", "gloo"}))
                                    .optional("timeout_s", Schema::number().range(0.001, 1e9))

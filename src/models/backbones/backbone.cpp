@@ -4,10 +4,10 @@
 
 namespace olv2 {
 
-const PartRegistry<BackboneOptions>& backbone_registry() {
-  using Registry = PartRegistry<BackboneOptions>;
+const Registry<BackboneOptions>& backbone_registry() {
+  using Registry = Registry<BackboneOptions>;
   static const Registry registry("backbone", {
-                                                 {"ResNet", Registry::part<ResNetOptions>()},
+                                                 {"ResNet", Registry::entry<ResNetOptions>()},
                                              });
   return registry;
 }

@@ -5,11 +5,11 @@
 
 namespace olv2 {
 
-const PartRegistry<NeckOptions>& neck_registry() {
-  using Registry = PartRegistry<NeckOptions>;
+const Registry<NeckOptions>& neck_registry() {
+  using Registry = Registry<NeckOptions>;
   static const Registry registry("neck", {
-                                             {"CustomFPN", Registry::part<CustomFpnOptions>()},
-                                             {"FPN", Registry::part<FpnOptions>()},
+                                             {"CustomFPN", Registry::entry<CustomFpnOptions>()},
+                                             {"FPN", Registry::entry<FpnOptions>()},
                                          });
   return registry;
 }

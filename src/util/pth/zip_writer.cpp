@@ -1,7 +1,10 @@
 #include "olv2/util/pth/zip_writer.h"
 
+#include <cerrno>
+
 #include "olv2/util/crc32.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 
@@ -26,9 +29,12 @@ void put32(std::string& out, uint64_t value) {
 }  // namespace
 
 void ZipWriter::write_bytes(std::string_view bytes) {
+  errno = 0;
   out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out_)
-    throw runtime_error("zip writer: write failed after " + std::to_string(offset_) + " bytes");
+  if (!out_) {
+    const std::string reason = system_reason();
+    throw runtime_error("write failed after " + std::to_string(offset_) + " bytes: " + reason);
+  }
   offset_ += bytes.size();
 }
 

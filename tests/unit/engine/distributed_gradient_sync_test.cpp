@@ -6,10 +6,9 @@
 
 #include <cstdio>
 
-#include "olv2/engine/checkpoint/optimizer_state.h"
-#include "olv2/engine/dist/all_reduce_gradient_sync.h"
-#include "olv2/engine/dist/zero_optimizer.h"
-#include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/distributed/all_reduce_gradient_sync.h"
+#include "olv2/engine/distributed/zero_optimizer.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/solver/optimizer.h"
 #include "support/forked_ranks.h"
 
@@ -156,39 +155,32 @@ struct Trained {
     trainable.tensors.insert(trainable.tensors.end(), rest.params.begin(), rest.params.end());
     const double cap_mb = 300.0 / (1024 * 1024);
     if (zero_stage == 0) {
-      optimizer = build_optimizer({slow, rest}, AdamOptions{});
-      sync = std::make_unique<AllReduceGradientSync>(collective, params, cap_mb, true);
+      // Every rank gives its (replicated) state, which the comparisons read on every rank.
+      optimizer = std::make_unique<ReplicatedOptimizer>(
+          trainable, build_optimizer({slow, rest}, AdamOptions{}),
+          std::make_unique<AllReduceGradientSync>(collective, params, cap_mb, true), nullptr,
+          /*rank=*/0);
     } else {
-      zero = std::make_unique<ZeroOptimizer>(zero_stage, collective, params, group_of,
-                                             std::vector<ParamGroup>{slow, rest}, AdamOptions{},
-                                             cap_mb, true);
+      auto sharded = std::make_unique<ZeroOptimizer>(
+          trainable, nullptr, zero_stage, collective, params, group_of,
+          std::vector<ParamGroup>{slow, rest}, AdamOptions{}, cap_mb, true);
+      zero = sharded.get();
+      optimizer = std::move(sharded);
     }
   }
-  torch::optim::Optimizer& stepping() { return zero ? zero->optimizer() : *optimizer; }
-  GradientSync& gradient_sync() { return zero ? static_cast<GradientSync&>(*zero) : *sync; }
 
   void step(int64_t rank, int64_t iteration) {
-    const at::Tensor loss = net.loss(rank, iteration);
-    gradient_sync().before_backward(loss, true);
-    loss.backward();
+    optimizer->backward(net.loss(rank, iteration), true);
     GradClipOptions clip;
     clip.max_norm = 0.5;  // clips: the global norm matters
-    apply_optimizer_step(stepping(), trainable, nullptr, clip, gradient_sync(), iteration,
-                         zero.get());
+    optimizer->step(clip, iteration);
   }
-  void zero_grad() {
-    if (zero) {
-      zero->zero_grad();
-    } else {
-      optimizer->zero_grad();
-    }
-  }
+  void zero_grad() { optimizer->zero_grad(); }
 
   Net net;
   TrainableParams trainable;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<AllReduceGradientSync> sync;
-  std::unique_ptr<ZeroOptimizer> zero;
+  std::unique_ptr<TrainingOptimizer> optimizer;
+  ZeroOptimizer* zero = nullptr;  // `optimizer` under ZeRO
 };
 
 bool close(const at::Tensor& a, const at::Tensor& b, double rtol) {
@@ -231,7 +223,7 @@ TEST(DistributedGradientSync, ZeroStagesShardAndStepAsTheUnshardedOptimizer) {
                      "stage " + std::to_string(stage) + ": weight " + std::to_string(k) +
                          " differs by " + std::to_string((a[k] - b[k]).abs().max().item<double>()));
       }
-      const PthValue whole = adam_state_to_pth(*unsharded.optimizer);
+      const PthValue whole = *unsharded.optimizer->state();
       const int64_t whole_bytes = state_bytes(whole);
       const int64_t mine = sharded.zero->optimizer_state_bytes();
       // Half, give or take the padding of each bucket to an even length.
@@ -245,7 +237,7 @@ TEST(DistributedGradientSync, ZeroStagesShardAndStepAsTheUnshardedOptimizer) {
             gradient_bytes >= all / 2 - 32 && gradient_bytes <= all / 2 + 32,
             "gradient bytes " + std::to_string(gradient_bytes) + " of " + std::to_string(all));
       }
-      const std::optional<PthValue> gathered = sharded.zero->gather_state();
+      const std::optional<PthValue> gathered = sharded.optimizer->state();
       ok &= report(gathered.has_value() == (rank == 0), "only rank 0 gets the gathered state");
       if (gathered) {
         for (const auto& [index, entry] : whole.at("state").dict_items()) {
@@ -266,7 +258,7 @@ TEST(DistributedGradientSync, ZeroStagesShardAndStepAsTheUnshardedOptimizer) {
         const auto from = unsharded.net.params(), to = resumed.net.params();
         for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
       }
-      resumed.zero->load_state(whole);
+      resumed.optimizer->load_state(whole);
       unsharded.step(rank, 3);
       resumed.step(rank, 3);
       const auto c = unsharded.net.params(), d = resumed.net.params();

@@ -8,7 +8,7 @@
 #include <functional>
 #include <thread>
 
-#include "olv2/engine/dist/process_group.h"
+#include "olv2/engine/distributed/process_group.h"
 #include "olv2/util/error.h"
 #include "support/forked_ranks.h"
 

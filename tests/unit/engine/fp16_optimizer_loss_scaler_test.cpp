@@ -9,7 +9,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/precision/make_loss_scaler.h"
 #include "olv2/solver/deepspeed_schedules.h"
@@ -156,16 +156,15 @@ TEST(Fp16OptimizerLossScaler, HalvesAtTheFirstOverflowOfAnOptimizerStep) {
   ParamGroup group;
   group.params = params.tensors;
   group.lr = 1e-2;
-  auto optimizer = build_optimizer({group}, AdamOptions{});
-  const std::unique_ptr<LossScaler> scaler =
-      make_loss_scaler(LossScalerKind::kFp16Optimizer, LossScalerOptions{});
-  SingleProcessGradientSync sync;
+  ReplicatedOptimizer optimizer(
+      params, build_optimizer({group}, AdamOptions{}),
+      std::make_unique<SingleProcessGradientSync>(),
+      make_loss_scaler(LossScalerKind::kFp16Optimizer, LossScalerOptions{}));
+  const LossScaler* scaler = optimizer.loss_scaler();
 
-  torch::Tensor loss = layer->forward(torch::ones({4, 3})).pow(2).sum();
-  scaler->scale_loss(loss).backward();
+  optimizer.backward(layer->forward(torch::ones({4, 3})).pow(2).sum(), true);
   layer->weight.mutable_grad()[0][0] = std::numeric_limits<float>::infinity();
-  const StepOutcome outcome =
-      apply_optimizer_step(*optimizer, params, scaler.get(), GradClipOptions{}, sync, 1);
+  const StepOutcome outcome = optimizer.step(GradClipOptions{}, 1);
   EXPECT_FALSE(outcome.applied);
   EXPECT_EQ(outcome.loss_scale, 65536.0);
   EXPECT_EQ(scaler->scale(), 32768.0);

@@ -10,6 +10,7 @@
 #include "olv2/data/sampler.h"
 #include "olv2/engine/hooks/lr_schedule_hook.h"
 #include "olv2/engine/hooks/optimizer_hook.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/solver/param_groups.h"
 
@@ -83,11 +84,12 @@ struct Fixture {
     group.names = {"weight"};
     group.params = {model->weight};
     group.lr = 0.1;
-    optimizer = build_optimizer({group}, AdamOptions{});
+    optimizer = std::make_unique<ReplicatedOptimizer>(
+        TrainableParams{{"weight"}, {model->weight}}, build_optimizer({group}, AdamOptions{}),
+        std::make_unique<SingleProcessGradientSync>(), nullptr);
     context.model = model.get();
     context.optimizer = optimizer.get();
     context.scheduler = &schedule;
-    context.params = {{"weight"}, {model->weight}};
     context.identity.samples_per_gpu = 1;
     context.identity.accumulation_steps = accumulation;
     SamplerOptions sampler;
@@ -105,17 +107,17 @@ struct Fixture {
     context.steps_per_epoch = (context.micro_batches_per_epoch + accumulation - 1) / accumulation;
   }
 
-  void run(int64_t epochs, std::vector<std::string>& events) {
+  void run(int64_t epochs, std::vector<std::string>& events, HookList hooks = {}) {
     context.max_epochs = epochs;
-    std::vector<std::unique_ptr<Hook>> hooks;
-    hooks.push_back(std::make_unique<LrScheduleHook>());
-    hooks.push_back(std::make_unique<OptimizerHook>(std::nullopt));
-    hooks.push_back(std::make_unique<RecordingHook>(events));
+    hooks.add("LrUpdaterHook", HookPriority::kVeryHigh, std::make_unique<LrScheduleHook>());
+    hooks.add("OptimizerHook", HookPriority::kAboveNormal,
+              std::make_unique<OptimizerHook>(std::nullopt));
+    hooks.add("RecordingHook", HookPriority::kNormal, std::make_unique<RecordingHook>(events));
     Trainer(context, *loader, TrainStepOptions{}, std::move(hooks)).run();
   }
 
   std::shared_ptr<ScalarDetectorImpl> model;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<TrainingOptimizer> optimizer;
   ConstantLr schedule;
   TrainContext context;
   std::unique_ptr<DataLoader> loader;
@@ -169,6 +171,47 @@ TEST(Trainer, AResumedEpochDoesNotDecodeTheTrainedBatches) {
   fixture.run(1, events);
   EXPECT_EQ(fixture.loaded, (std::set<int64_t>{4, 5}));
   EXPECT_EQ(fixture.context.iteration, 6);
+}
+
+// Marks one hook point with its name; the one named "stopper" ends the run after epoch 0.
+class NamedHook : public Hook {
+ public:
+  NamedHook(std::string name, std::vector<std::string>& events)
+      : name_(std::move(name)), events_(events) {}
+  void after_epoch(TrainContext& context) override {
+    events_.push_back(name_);
+    if (name_ == "stopper") context.stop_training = true;
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string>& events_;
+};
+
+TEST(Trainer, HooksRunByPriorityThenInTheOrderTheyWereAdded) {
+  Fixture fixture(2, 1);
+  std::vector<std::string> events;
+  HookList hooks;
+  hooks.add("late", HookPriority::kVeryLow, std::make_unique<NamedHook>("late", events));
+  hooks.add("normal 1", HookPriority::kNormal, std::make_unique<NamedHook>("normal 1", events));
+  hooks.add("early", 5, std::make_unique<NamedHook>("early", events));
+  hooks.add("normal 2", HookPriority::kNormal, std::make_unique<NamedHook>("normal 2", events));
+  fixture.run(1, events, std::move(hooks));
+  // The fixture's recording hook (NORMAL) was added after the two NORMAL ones.
+  const std::vector<std::string> after_epoch = {"early", "normal 1", "normal 2", "after_epoch 0",
+                                                "late"};
+  ASSERT_GE(events.size(), after_epoch.size() + 1);
+  EXPECT_EQ(std::vector<std::string>(events.end() - 6, events.end() - 1), after_epoch);
+}
+
+TEST(Trainer, AHookThatSetsStopTrainingEndsTheRunAfterThatEpoch) {
+  Fixture fixture(2, 1);
+  std::vector<std::string> events;
+  HookList hooks;
+  hooks.add("stopper", HookPriority::kNormal, std::make_unique<NamedHook>("stopper", events));
+  fixture.run(3, events, std::move(hooks));
+  EXPECT_EQ(fixture.context.iteration, 2);
+  EXPECT_EQ(events.back(), "after_run");
 }
 
 }  // namespace

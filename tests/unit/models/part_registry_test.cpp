@@ -16,7 +16,7 @@
 namespace olv2 {
 namespace {
 
-std::string read_error(const PartRegistry<BackboneOptions>& registry, const ConfigNode& section) {
+std::string read_error(const Registry<BackboneOptions>& registry, const ConfigNode& section) {
   try {
     registry.read(section);
   } catch (const Error& error) {
@@ -32,7 +32,7 @@ bool has_key(const NamedTensors& state, const std::string& key) {
   return false;
 }
 
-TEST(PartRegistry, AnUnknownTypeNamesTheFamilyAndTheKnownTypes) {
+TEST(Registry, AnUnknownTypeNamesTheFamilyAndTheKnownTypes) {
   const ConfigNode section = parse_yaml("type: Swin\ndepth: 18\n", "backbone.yaml");
   const std::string message = read_error(backbone_registry(), section);
   EXPECT_NE(message.find("backbone.yaml:1"), std::string::npos) << message;
@@ -42,7 +42,7 @@ TEST(PartRegistry, AnUnknownTypeNamesTheFamilyAndTheKnownTypes) {
   EXPECT_EQ(neck_registry().types(), (std::vector<std::string>{"CustomFPN", "FPN"}));
 }
 
-TEST(PartRegistry, TheSchemaOfAFamilyChecksTheKeysOfTheChosenType) {
+TEST(Registry, TheSchemaOfAFamilyChecksTheKeysOfTheChosenType) {
   // `out_ids` is a CustomFPN key, not an FPN one.
   const ConfigNode fpn = parse_yaml(
       "type: FPN\nin_channels: [8]\nout_channels: 4\nnum_outs: 1\nout_ids: [0]\n", "neck.yaml");
@@ -53,7 +53,7 @@ TEST(PartRegistry, TheSchemaOfAFamilyChecksTheKeysOfTheChosenType) {
 
 // A Baseline is a composition of parts: any registered neck that gives one level fits, and the
 // parameters keep the part's own names under the slot's.
-TEST(PartRegistry, TheBaselineTakesAnyRegisteredNeck) {
+TEST(Registry, TheBaselineTakesAnyRegisteredNeck) {
   ConfigNode model =
       load_config_file(test::source_dir() / "configs" / "fixtures" / "baseline.yaml").at("model");
   model.set("img_neck", parse_yaml("type: FPN\nin_channels: [256, 512]\nout_channels: 128\n"

@@ -1,9 +1,12 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "olv2/util/error.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/pth/zip_reader.h"
+#include "olv2/util/pth/zip_writer.h"
 #include "pth_expectations.h"
 #include "support/run_command.h"
 #include "support/test_paths.h"
@@ -187,6 +190,20 @@ INSTANTIATE_TEST_SUITE_P(Pythons, PythonTorchLoad, ::testing::Values("/usr/bin/p
                            return info.param == "venv" ? std::string("PyTorch2_11InVenv")
                                                        : std::string("DebianTorch1_13");
                          });
+
+// A full disk is named as the system names it: /dev/full refuses every write with ENOSPC.
+TEST(PthWriter, AFailedWriteSaysTheSystemsReason) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  std::ofstream out("/dev/full", std::ios::binary);
+  ZipWriter zip(out);
+  try {
+    zip.add("archive/data/0", std::string(std::size_t{1} << 20, 'x'));  // past the stream buffer
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("No space left on device"), std::string::npos)
+        << error.what();
+  }
+}
 
 }  // namespace
 }  // namespace olv2

@@ -29,15 +29,6 @@ struct RunIdentity {
 
 // Everything a training checkpoint holds, in mmcv's checkpoint layout (`meta`, `state_dict`,
 // `optimizer`) plus the state mmcv keeps elsewhere (`scheduler`, `loss_scaler`, `sampler`).
-// The best validation so far, as mmcv's EvalHook keeps it in `meta.hook_msgs` (`best_score`,
-// `best_ckpt`), with the metric and the epoch it was reached at.
-struct BestCheckpoint {
-  std::string metric;  // a headline metric: DET_l, DET_t, TOP_ll, TOP_lt or OLS
-  double score = 0.0;
-  int64_t epoch = 0;
-  std::filesystem::path file;  // best_<metric>_epoch_<epoch>.pth
-};
-
 struct TrainingCheckpoint {
   NamedTensors state_dict;
   PthValue optimizer;  // adam_state_to_pth
@@ -48,7 +39,9 @@ struct TrainingCheckpoint {
   // Checkpoints written before the identity was recorded hold only the seed.
   bool has_batch_identity = true;
   std::string config_text;  // the resolved config as YAML
-  std::optional<BestCheckpoint> best;
+  // The hooks' states (Hook::state) as mmcv keeps them, `meta.hook_msgs`: a dict, empty when
+  // no hook keeps state.
+  PthValue hook_msgs = PthValue::dict();
 };
 
 // Writes the checkpoint atomically (temporary file, then rename); Python's torch.load reads it.

@@ -1,5 +1,8 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "olv2/data/dataset.h"
 #include "olv2/engine/hook.h"
@@ -9,6 +12,19 @@
 
 namespace olv2 {
 
+// The best validation so far, as mmcv's EvalHook keeps it (`best_score`, `best_ckpt`), with the
+// metric and the epoch it was reached at.
+struct BestCheckpoint {
+  std::string metric;  // a headline metric: DET_l, DET_t, TOP_ll, TOP_lt or OLS
+  double score = 0.0;
+  int64_t epoch = 0;
+  std::filesystem::path file;  // best_<metric>_epoch_<epoch>.pth
+};
+
+// The best validation a checkpoint's `meta.hook_msgs` holds; none when it holds none. Throws an
+// input error naming a malformed entry.
+std::optional<BestCheckpoint> best_checkpoint_of(const PthValue& hook_msgs);
+
 // Validates on the val split (mmdet's EvalHook): before training when `before_train` is set
 // and the run starts from scratch, every `interval` epochs and after the last. Writes
 // `results_epoch_<k>.json` (with the `submission` metadata; older ones beyond `keep_results`
@@ -16,8 +32,9 @@ namespace olv2 {
 // loggers of the same hook point; with `visualize: K`, draws the first K frames into
 // `vis_epoch_<k>/` with `figures`. With `save_best`, a validation better than every earlier one
 // (strictly, by `rule`) is kept as `best_<metric>_epoch_<k>.pth` and the previous best file is
-// removed, as mmcv's EvalHook; the best is in `context.best`, so every later checkpoint holds
-// it. Under several ranks each predicts its shard and rank 0 scores, draws and saves.
+// removed, as mmcv's EvalHook; the best is the hook's state, so every later checkpoint holds
+// it and a resumed run compares with it. Under several ranks each predicts its shard and rank 0
+// scores, draws and saves.
 class EvaluationHook : public Hook {
  public:
   EvaluationHook(EvaluationOptions options, const OpenLaneV2Dataset& dataset,
@@ -25,11 +42,14 @@ class EvaluationHook : public Hook {
   void before_run(TrainContext& context) override;
   void before_epoch(TrainContext& context) override;
   void after_epoch(TrainContext& context) override;
+  // `best_score`, `best_ckpt` (mmcv's EvalHook's), `best_metric`, `best_epoch`.
+  std::optional<PthValue> state() const override;
+  void load_state(const PthValue& hook_msgs) override;
 
  private:
   void validate_now(TrainContext& context, int64_t epochs_done);
   // Rank 0 (which holds `metrics`): whether this validation beats the best so far.
-  bool improves(const TrainContext& context, const EvaluationMetrics& metrics) const;
+  bool improves(const EvaluationMetrics& metrics) const;
   void save_best(TrainContext& context, int64_t epochs_done, const EvaluationMetrics& metrics);
 
   EvaluationOptions options_;
@@ -37,6 +57,7 @@ class EvaluationHook : public Hook {
   std::filesystem::path work_dir_;
   int64_t workers_;
   FigureOptions figures_;
+  std::optional<BestCheckpoint> best_;  // with `save_best`: the best validation so far
 };
 
 }  // namespace olv2

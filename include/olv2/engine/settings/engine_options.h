@@ -2,8 +2,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "olv2/config/config_node.h"
+#include "olv2/engine/hook_registry.h"
 #include "olv2/evaluation/submission_metadata.h"
 #include "olv2/evaluation/topology_metrics.h"
 
@@ -60,6 +62,7 @@ struct EngineOptions {
   CheckpointOptions checkpoint;
   EvaluationOptions evaluation;
   DistributedOptions dist;
+  std::vector<CustomHook> custom_hooks;  // `custom_hooks`
   std::string resume_from;  // `resume_from` (the flag already merged in); "auto": latest.pth
   std::string load_from;
   std::optional<int> threads;  // `threads`

@@ -40,7 +40,7 @@ struct TrainingSettings {
   int64_t accumulation_steps = 1;
   PrecisionSettings precision;
   // DeepSpeed's `zero_optimization.stage`: 1 shards the optimizer state over the ranks, 2 also
-  // the gradients (engine/dist/zero_optimizer.h); 0 shards nothing.
+  // the gradients (engine/distributed/zero_optimizer.h); 0 shards nothing.
   int64_t zero_stage = 0;
   // One "setting = value <- source" line per setting, for the log.
   std::vector<std::string> sources;

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "olv2/models/part_registry.h"
+#include "olv2/config/registry.h"
 #include "olv2/models/pretrained_checkpoint.h"
 
 namespace olv2 {
@@ -28,6 +28,6 @@ struct BackboneOptions {
 };
 
 // The backbones an `img_backbone.type` may name.
-const PartRegistry<BackboneOptions>& backbone_registry();
+const Registry<BackboneOptions>& backbone_registry();
 
 }  // namespace olv2

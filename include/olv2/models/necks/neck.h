@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "olv2/models/part_registry.h"
+#include "olv2/config/registry.h"
 
 namespace olv2 {
 
@@ -22,6 +22,6 @@ struct NeckOptions {
 };
 
 // The necks an `img_neck.type` may name.
-const PartRegistry<NeckOptions>& neck_registry();
+const Registry<NeckOptions>& neck_registry();
 
 }  // namespace olv2

@@ -1,6 +1,6 @@
 // The optimizer-step boundary: an overflow under a loss scaler skips exactly that step; a
 // non-finite gradient without one stops the run before the weights change.
-#include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/optimizer/training_optimizer.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -9,6 +9,7 @@
 
 #include "olv2/engine/hooks/lr_schedule_hook.h"
 #include "olv2/engine/hooks/optimizer_hook.h"
+#include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/solver/deepspeed_schedules.h"
@@ -19,19 +20,21 @@ namespace olv2 {
 namespace {
 
 struct LinearStep {
-  LinearStep() {
+  explicit LinearStep(std::unique_ptr<LossScaler> scaler = nullptr) {
     torch::manual_seed(0);
     params.names = {"layer.weight", "layer.bias"};
     params.tensors = {layer->weight, layer->bias};
     ParamGroup group;
     group.params = params.tensors;
     group.lr = 1e-2;
-    optimizer = build_optimizer({group}, AdamOptions{});
+    optimizer = std::make_unique<ReplicatedOptimizer>(
+        params, build_optimizer({group}, AdamOptions{}),
+        std::make_unique<SingleProcessGradientSync>(), std::move(scaler));
   }
 
-  void backward(double scale, bool inject_inf_in_bias) {
+  void backward(bool inject_inf_in_bias) {
     optimizer->zero_grad();
-    (layer->forward(torch::ones({4, 3})).pow(2).sum() * scale).backward();
+    optimizer->backward(layer->forward(torch::ones({4, 3})).pow(2).sum(), true);
     if (inject_inf_in_bias) layer->bias.mutable_grad()[1] = std::numeric_limits<float>::infinity();
   }
 
@@ -43,8 +46,7 @@ struct LinearStep {
 
   torch::nn::Linear layer{3, 2};
   TrainableParams params;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  SingleProcessGradientSync sync;
+  std::unique_ptr<TrainingOptimizer> optimizer;
 };
 
 bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
@@ -58,27 +60,25 @@ bool same(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>&
 // and the DeepSpeed schedule stay where they were, and the scale drops once the hysteresis is
 // used up.
 TEST(OptimizerHook, AnOverflowSkipsExactlyThatStep) {
-  LinearStep step;
+  LossScalerOptions scaler_options;
+  scaler_options.hysteresis = 1;
+  LinearStep step(std::make_unique<DynamicLossScaler>(scaler_options));
+  const LossScaler& scaler = *step.optimizer->loss_scaler();
   DeepSpeedScheduleOptions schedule_options;
   schedule_options.warmup_type = "linear";
   schedule_options.warmup_num_steps = 10;
   schedule_options.warmup_min_lr = 1e-3;  // every step moves the weights
   schedule_options.warmup_max_lr = 1e-2;
   DeepSpeedSchedule schedule(schedule_options, {{1e-2, 1.0}});
-  LossScalerOptions scaler_options;
-  scaler_options.hysteresis = 1;
-  DynamicLossScaler scaler(scaler_options);
 
   TrainContext context;
   context.optimizer = step.optimizer.get();
   context.scheduler = &schedule;
-  context.scaler = &scaler;
-  context.params = step.params;
   LrScheduleHook lr_hook;
   OptimizerHook optimizer_hook(GradClipOptions{});
   const auto one_step = [&](bool inject_inf) {
     lr_hook.before_step(context);
-    step.backward(scaler.scale(), inject_inf);
+    step.backward(inject_inf);
     optimizer_hook.after_backward(context);
     ++context.iteration;
     lr_hook.after_step(context);
@@ -103,12 +103,12 @@ TEST(OptimizerHook, AnOverflowSkipsExactlyThatStep) {
   EXPECT_EQ(schedule.last_batch_iteration(), schedule_before + 1);
 }
 
-TEST(ApplyOptimizerStep, ANonFiniteGradientWithoutAScalerStopsBeforeTheWeightsChange) {
+TEST(TrainingOptimizerStep, ANonFiniteGradientWithoutAScalerStopsBeforeTheWeightsChange) {
   LinearStep step;
-  step.backward(1.0, /*inject_inf_in_bias=*/true);
+  step.backward(/*inject_inf_in_bias=*/true);
   const std::vector<torch::Tensor> before = step.weights();
   try {
-    apply_optimizer_step(*step.optimizer, step.params, nullptr, GradClipOptions{}, step.sync, 7);
+    step.optimizer->step(GradClipOptions{}, 7);
     FAIL() << "expected an error";
   } catch (const Error& error) {
     const std::string message = error.what();
@@ -118,12 +118,12 @@ TEST(ApplyOptimizerStep, ANonFiniteGradientWithoutAScalerStopsBeforeTheWeightsCh
   EXPECT_TRUE(same(step.weights(), before));
 }
 
-TEST(ApplyOptimizerStep, ANanGradientIsNamedAsNan) {
+TEST(TrainingOptimizerStep, ANanGradientIsNamedAsNan) {
   LinearStep step;
-  step.backward(1.0, false);
+  step.backward(false);
   step.layer->weight.mutable_grad()[0][2] = std::numeric_limits<float>::quiet_NaN();
   try {
-    apply_optimizer_step(*step.optimizer, step.params, nullptr, std::nullopt, step.sync, 1);
+    step.optimizer->step(std::nullopt, 1);
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("`layer.weight` (nan)"), std::string::npos)
@@ -131,12 +131,11 @@ TEST(ApplyOptimizerStep, ANanGradientIsNamedAsNan) {
   }
 }
 
-TEST(ApplyOptimizerStep, FiniteGradientsStepAndReportTheNorm) {
+TEST(TrainingOptimizerStep, FiniteGradientsStepAndReportTheNorm) {
   LinearStep step;
-  step.backward(1.0, false);
+  step.backward(false);
   const std::vector<torch::Tensor> before = step.weights();
-  const StepOutcome outcome =
-      apply_optimizer_step(*step.optimizer, step.params, nullptr, std::nullopt, step.sync, 1);
+  const StepOutcome outcome = step.optimizer->step(std::nullopt, 1);
   EXPECT_TRUE(outcome.applied);
   EXPECT_GT(outcome.grad_norm, 0.0);
   EXPECT_FALSE(same(step.weights(), before));

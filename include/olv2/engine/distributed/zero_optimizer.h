@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "olv2/engine/dist/all_reduce_gradient_sync.h"
-#include "olv2/engine/dist/bucket_readiness.h"
-#include "olv2/engine/dist/gradient_buckets.h"
-#include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/engine/distributed/all_reduce_gradient_sync.h"
+#include "olv2/engine/distributed/bucket_readiness.h"
+#include "olv2/engine/distributed/gradient_buckets.h"
+#include "olv2/engine/distributed/gradient_sync.h"
+#include "olv2/engine/optimizer/training_optimizer.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/solver/param_groups.h"
 #include "olv2/util/collective.h"
@@ -33,38 +34,37 @@ namespace olv2 {
 // other micro-batches of an accumulation step still accumulate whole gradients (DeepSpeed
 // reduces at every micro-batch instead). Adam's update is elementwise, so the weights equal the
 // unsharded run's up to the global gradient norm's summation order.
-class ZeroOptimizer : public GradientSync {
+class ZeroOptimizer : public TrainingOptimizer {
  public:
-  // `params` in registration order with their index into `groups`; `groups` as the unsharded
-  // optimizer would get them (their lr and weight decay).
-  ZeroOptimizer(int64_t stage, Collective& collective, std::vector<at::Tensor> params,
+  // `trainable`: the parameters in the unsharded optimizer's order (TrainingOptimizer's);
+  // `params`: the same in registration order with their index into `groups`; `groups` as the
+  // unsharded optimizer would get them (their lr and weight decay).
+  ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScaler> scaler, int64_t stage,
+                Collective& collective, std::vector<at::Tensor> params,
                 std::vector<int64_t> group_of, std::vector<ParamGroup> groups,
                 const AdamOptions& adam, double bucket_cap_mb, bool overlap);
   ~ZeroOptimizer() override;
 
-  // The optimizer over this rank's parts: its param groups carry the lrs.
-  torch::optim::Optimizer& optimizer() { return *parts_optimizer_; }
-
-  void before_backward(const at::Tensor& loss, bool last) override;
-  SyncedGradients finish(const std::vector<at::Tensor>& params) override;
-  std::string describe() const override;
-
-  // Updates this rank's parts with the (averaged, unscaled, clipped) gradients, then gathers
-  // every rank's parts into the parameters.
-  void step();
   // Drops the gradients of the parameters and of the parts.
-  void zero_grad();
-
-  // The whole optimizer state in PyTorch's layout (adam_state_to_pth's), gathered from every
-  // rank's parts: a collective, every rank calls it; rank 0 gets the state, the others nothing.
-  std::optional<PthValue> gather_state();
-  // Takes this rank's parts of a whole state (adam_state_to_pth's layout, written by any world
-  // size or stage). Throws an input error naming what does not fit.
-  void load_state(const PthValue& state);
+  void zero_grad() override;
+  // Gathered from every rank's parts.
+  std::optional<PthValue> state() override;
+  // Takes this rank's parts of the whole state.
+  void load_state(const PthValue& state) override;
+  std::string describe() const override;
 
   // Bytes of optimizer state and of gradients this rank holds now.
   int64_t optimizer_state_bytes() const;
   int64_t gradient_bytes() const;
+
+ protected:
+  void before_backward(const at::Tensor& loss, bool last) override;
+  SyncedGradients finish_synchronization() override;
+  // Updates this rank's parts, then gathers every rank's parts into the parameters.
+  void update() override;
+  // The optimizer over this rank's parts.
+  torch::optim::Optimizer& param_groups() override { return *parts_optimizer_; }
+  const torch::optim::Optimizer& param_groups() const override { return *parts_optimizer_; }
 
  private:
   void launch_reduce_scatter(size_t bucket);
@@ -72,7 +72,7 @@ class ZeroOptimizer : public GradientSync {
 
   int64_t stage_;
   Collective& collective_;
-  std::vector<at::Tensor> params_;
+  std::vector<at::Tensor> registered_;  // the parameters in registration order
   std::vector<ParamGroup> groups_;
   AdamOptions adam_;
   int64_t bucket_bytes_;

@@ -1,4 +1,4 @@
-#include "olv2/engine/dist/process_group.h"
+#include "olv2/engine/distributed/process_group.h"
 
 #include <ATen/ATen.h>
 

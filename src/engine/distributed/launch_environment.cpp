@@ -1,4 +1,4 @@
-#include "olv2/engine/dist/launch_environment.h"
+#include "olv2/engine/distributed/launch_environment.h"
 
 #include <cstdlib>
 #include <optional>

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "olv2/engine/dist/gradient_buckets.h"
+#include "olv2/engine/distributed/gradient_buckets.h"
 
 namespace olv2 {
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "olv2/engine/dist/launch_environment.h"
+#include "olv2/engine/distributed/launch_environment.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/compat.h"

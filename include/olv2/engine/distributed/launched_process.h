@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "olv2/engine/dist/launch_environment.h"
+#include "olv2/engine/distributed/launch_environment.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/util/collective.h"
 

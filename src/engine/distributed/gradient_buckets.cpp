@@ -1,4 +1,4 @@
-#include "olv2/engine/dist/gradient_buckets.h"
+#include "olv2/engine/distributed/gradient_buckets.h"
 
 #include <ATen/ATen.h>
 

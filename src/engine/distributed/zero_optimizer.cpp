@@ -1,4 +1,4 @@
-#include "olv2/engine/dist/zero_optimizer.h"
+#include "olv2/engine/distributed/zero_optimizer.h"
 
 #include <ATen/ATen.h>
 #include <torch/optim/adam.h>
@@ -59,12 +59,14 @@ void set_moments(torch::optim::Optimizer& optimizer, const at::Tensor& param,
 
 }  // namespace
 
-ZeroOptimizer::ZeroOptimizer(int64_t stage, Collective& collective, std::vector<at::Tensor> params,
+ZeroOptimizer::ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScaler> scaler,
+                             int64_t stage, Collective& collective, std::vector<at::Tensor> params,
                              std::vector<int64_t> group_of, std::vector<ParamGroup> groups,
                              const AdamOptions& adam, double bucket_cap_mb, bool overlap)
-    : stage_(stage),
+    : TrainingOptimizer(std::move(trainable), std::move(scaler)),
+      stage_(stage),
       collective_(collective),
-      params_(std::move(params)),
+      registered_(std::move(params)),
       groups_(std::move(groups)),
       adam_(adam),
       bucket_bytes_(bucket_cap_bytes(bucket_cap_mb)),
@@ -76,14 +78,14 @@ ZeroOptimizer::ZeroOptimizer(int64_t stage, Collective& collective, std::vector<
   }
   const int64_t world = collective_.world_size();
   const int64_t rank = collective_.rank();
-  buckets_ = plan_gradient_buckets(params_, group_of, bucket_bytes_, world);
+  buckets_ = plan_gradient_buckets(registered_, group_of, bucket_bytes_, world);
   std::vector<ParamGroup> part_groups = groups_;
   for (ParamGroup& group : part_groups) {
     group.params.clear();
     group.names.clear();
   }
   for (const GradientBucket& bucket : buckets_) {
-    const at::Tensor& first = params_[bucket.params.front()];
+    const at::Tensor& first = registered_[bucket.params.front()];
     parts_.push_back(at::zeros({bucket.part_numel(world)}, first.options()));
     ParamGroup& group = part_groups[static_cast<size_t>(bucket.group)];
     group.params.push_back(parts_.back());
@@ -93,18 +95,18 @@ ZeroOptimizer::ZeroOptimizer(int64_t stage, Collective& collective, std::vector<
   // A group without a bucket (no parameter of it) keeps an empty tensor, so that the group
   // count and the LR schedule's indices stay those of the unsharded optimizer.
   for (ParamGroup& group : part_groups) {
-    if (group.params.empty()) group.params.push_back(at::zeros({0}, params_.front().options()));
+    if (group.params.empty()) group.params.push_back(at::zeros({0}, registered_.front().options()));
   }
   parts_optimizer_ = build_optimizer(part_groups, adam_);
   if (stage_ == 1) {
     all_reduce_ =
-        std::make_unique<AllReduceGradientSync>(collective_, params_, bucket_cap_mb, overlap_);
+        std::make_unique<AllReduceGradientSync>(collective_, registered_, bucket_cap_mb, overlap_);
     // Its buckets ignore the param groups; the parts' do not. Both cover the same gradients.
   } else {
     flat_.resize(buckets_.size());
     pending_.resize(buckets_.size());
     readiness_ = std::make_unique<BucketReadiness>(
-        params_, buckets_, [this](size_t bucket) { launch_reduce_scatter(bucket); });
+        registered_, buckets_, [this](size_t bucket) { launch_reduce_scatter(bucket); });
   }
 }
 
@@ -121,14 +123,14 @@ void ZeroOptimizer::before_backward(const at::Tensor& loss, bool last) {
 void ZeroOptimizer::launch_reduce_scatter(size_t bucket) {
   at::NoGradGuard no_grad;
   const GradientBucket& layout = buckets_[bucket];
-  flat_[bucket] = flatten_bucket_gradients(layout, params_);
-  for (size_t k : layout.params) params_[k].mutable_grad() = at::Tensor();
+  flat_[bucket] = flatten_bucket_gradients(layout, registered_);
+  for (size_t k : layout.params) registered_[k].mutable_grad() = at::Tensor();
   parts_[bucket].mutable_grad() = at::empty_like(parts_[bucket]);
   pending_[bucket] = collective_.start_reduce_scatter_sum(flat_[bucket], parts_[bucket].grad());
 }
 
-SyncedGradients ZeroOptimizer::finish(const std::vector<at::Tensor>& params) {
-  if (all_reduce_) return all_reduce_->finish(params);
+SyncedGradients ZeroOptimizer::finish_synchronization() {
+  if (all_reduce_) return all_reduce_->finish(params().tensors);
   at::NoGradGuard no_grad;
   readiness_->launch_remaining();
   const double inverse_world = 1.0 / static_cast<double>(collective_.world_size());
@@ -143,14 +145,14 @@ SyncedGradients ZeroOptimizer::finish(const std::vector<at::Tensor>& params) {
   synced.parts_over = &collective_;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     for (const PartSlice& slice :
-         part_slices(buckets_[b], params_, collective_.rank(), collective_.world_size())) {
+         part_slices(buckets_[b], registered_, collective_.rank(), collective_.world_size())) {
       synced.pieces.push_back(parts_[b].grad().narrow(0, slice.part_offset, slice.count));
     }
   }
   return synced;
 }
 
-void ZeroOptimizer::step() {
+void ZeroOptimizer::update() {
   at::NoGradGuard no_grad;
   const int64_t world = collective_.world_size();
   const int64_t rank = collective_.rank();
@@ -161,8 +163,8 @@ void ZeroOptimizer::step() {
     at::Tensor& part = parts_[b];
     part.zero_();
     if (stage_ == 1) part.mutable_grad() = at::zeros_like(part);
-    for (const PartSlice& slice : part_slices(bucket, params_, rank, world)) {
-      const at::Tensor& param = params_[bucket.params[slice.bucket_param]];
+    for (const PartSlice& slice : part_slices(bucket, registered_, rank, world)) {
+      const at::Tensor& param = registered_[bucket.params[slice.bucket_param]];
       part.narrow(0, slice.part_offset, slice.count)
           .copy_(param.detach().reshape({-1}).narrow(0, slice.param_offset, slice.count));
       if (stage_ == 1) {
@@ -178,14 +180,14 @@ void ZeroOptimizer::step() {
     at::Tensor gathered = at::empty({bucket.padded_numel}, parts_[b].options());
     collective_.all_gather(parts_[b], gathered);
     for (size_t i = 0; i < bucket.params.size(); ++i) {
-      at::Tensor param = params_[bucket.params[i]].detach();
+      at::Tensor param = registered_[bucket.params[i]].detach();
       param.copy_(gathered.narrow(0, bucket.offsets[i], param.numel()).view_as(param));
     }
   }
 }
 
 void ZeroOptimizer::zero_grad() {
-  for (const at::Tensor& param : params_) param.mutable_grad() = at::Tensor();
+  for (const at::Tensor& param : registered_) param.mutable_grad() = at::Tensor();
   for (const at::Tensor& part : parts_) part.mutable_grad() = at::Tensor();
 }
 
@@ -195,7 +197,7 @@ std::unique_ptr<torch::optim::Optimizer> ZeroOptimizer::whole_optimizer() const 
   return whole;
 }
 
-std::optional<PthValue> ZeroOptimizer::gather_state() {
+std::optional<PthValue> ZeroOptimizer::state() {
   at::NoGradGuard no_grad;
   const bool keep = collective_.rank() == 0;
   std::unique_ptr<torch::optim::Optimizer> whole;
@@ -216,7 +218,7 @@ std::optional<PthValue> ZeroOptimizer::gather_state() {
         part->max_exp_avg_sq.defined() ? gather(part->max_exp_avg_sq) : at::Tensor();
     if (!keep) continue;
     for (size_t i = 0; i < bucket.params.size(); ++i) {
-      const at::Tensor& param = params_[bucket.params[i]];
+      const at::Tensor& param = registered_[bucket.params[i]];
       const auto slice = [&](const at::Tensor& flat) {
         return flat.defined()
                    ? flat.narrow(0, bucket.offsets[i], param.numel()).view_as(param).clone()
@@ -244,7 +246,7 @@ void ZeroOptimizer::load_state(const PthValue& state) {
     bool any = false;
     bool amsgrad = false;
     for (size_t k : bucket.params) {
-      if (const auto moments = moments_of(*whole, params_[k])) {
+      if (const auto moments = moments_of(*whole, registered_[k])) {
         if (any && moments->step != part.step) {
           spdlog::warn(
               "optimizer state: parameters of one ZeRO bucket have taken different step counts "
@@ -259,8 +261,8 @@ void ZeroOptimizer::load_state(const PthValue& state) {
     if (!any) continue;
     const auto cut = [&](auto member) {
       at::Tensor mine = at::zeros_like(parts_[b]);
-      for (const PartSlice& slice : part_slices(bucket, params_, rank, world)) {
-        const auto moments = moments_of(*whole, params_[bucket.params[slice.bucket_param]]);
+      for (const PartSlice& slice : part_slices(bucket, registered_, rank, world)) {
+        const auto moments = moments_of(*whole, registered_[bucket.params[slice.bucket_param]]);
         if (!moments) continue;
         const at::Tensor& source = (*moments).*member;
         mine.narrow(0, slice.part_offset, slice.count)
@@ -288,7 +290,7 @@ int64_t ZeroOptimizer::optimizer_state_bytes() const {
 
 int64_t ZeroOptimizer::gradient_bytes() const {
   int64_t bytes = 0;
-  for (const at::Tensor& param : params_) bytes += bytes_of(param.grad());
+  for (const at::Tensor& param : registered_) bytes += bytes_of(param.grad());
   for (const at::Tensor& part : parts_) bytes += bytes_of(part.grad());
   return bytes;
 }

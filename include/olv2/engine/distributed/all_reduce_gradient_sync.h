@@ -3,9 +3,9 @@
 #include <memory>
 #include <vector>
 
-#include "olv2/engine/dist/bucket_readiness.h"
-#include "olv2/engine/dist/gradient_buckets.h"
-#include "olv2/engine/dist/gradient_sync.h"
+#include "olv2/engine/distributed/bucket_readiness.h"
+#include "olv2/engine/distributed/gradient_buckets.h"
+#include "olv2/engine/distributed/gradient_sync.h"
 #include "olv2/util/collective.h"
 
 namespace olv2 {

@@ -1,6 +1,6 @@
-#include "olv2/engine/dist/launched_process.h"
+#include "olv2/engine/distributed/launched_process.h"
 
-#include "olv2/engine/dist/process_group.h"
+#include "olv2/engine/distributed/process_group.h"
 #include "olv2/util/cuda_device.h"
 #include "olv2/util/error.h"
 #include "olv2/util/threads.h"

@@ -2,6 +2,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -11,38 +12,46 @@
 
 namespace olv2 {
 
-// The model parts of one family (backbones, necks, detectors) by their config `type`, as mmcv's
-// registries: each type has its options' schema and reader, and its options build the module.
-// `FamilyOptions` is the family's options interface; a part's options struct derives from it and
-// declares `static Schema schema()` and `static Options from_config(const ConfigNode&)`.
+// The components of one family (backbones, necks, detectors, hooks, ...) by their config `type`,
+// as mmcv's registries: each type has its options' schema and reader, and its options build the
+// component. `FamilyOptions` is the family's options interface; a component's options struct
+// derives from it and declares `static Schema schema()` and
+// `static Options from_config(const ConfigNode&)`.
 template <typename FamilyOptions>
-class PartRegistry {
+class Registry {
  public:
-  struct PartType {
+  struct Entry {
     Schema schema;
     std::shared_ptr<const FamilyOptions> (*read)(const ConfigNode& section);
   };
 
-  // The registration of the part whose options struct is `Options`.
+  // The registration of the component whose options struct is `Options`. A family whose
+  // members are built straight from their section (transforms) registers types whose
+  // `from_config` returns the `std::shared_ptr<const FamilyOptions>` itself.
   template <typename Options>
-  static PartType part() {
+  static Entry entry() {
     return {Options::schema(),
             [](const ConfigNode& section) -> std::shared_ptr<const FamilyOptions> {
-              return std::make_shared<const Options>(Options::from_config(section));
+              using Read = decltype(Options::from_config(section));
+              if constexpr (std::is_convertible_v<Read, std::shared_ptr<const FamilyOptions>>) {
+                return Options::from_config(section);
+              } else {
+                return std::make_shared<const Options>(Options::from_config(section));
+              }
             }};
   }
 
-  PartRegistry(std::string family, std::map<std::string, PartType> types)
+  Registry(std::string family, std::map<std::string, Entry> types)
       : family_(std::move(family)), types_(std::move(types)) {}
 
   // A section of any registered type, chosen by its `type` key.
   Schema schema() const {
     std::map<std::string, Schema> variants;
     for (const auto& [name, type] : types_) variants.emplace(name, type.schema);
-    return Schema::tagged("type", std::move(variants));
+    return Schema::tagged("type", std::move(variants), family_);
   }
 
-  // The options of the part `section.type` names; an unknown type is an input error naming the
+  // The options of the component `section.type` names; an unknown type is an input error naming the
   // known ones.
   std::shared_ptr<const FamilyOptions> read(const ConfigNode& section) const {
     const ConfigNode& type = section.at("type");
@@ -68,7 +77,7 @@ class PartRegistry {
   }
 
   std::string family_;
-  std::map<std::string, PartType> types_;
+  std::map<std::string, Entry> types_;
 };
 
 }  // namespace olv2

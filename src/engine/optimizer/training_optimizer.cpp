@@ -1,12 +1,14 @@
-#include "olv2/engine/optimizer_step.h"
+#include "olv2/engine/optimizer/training_optimizer.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "olv2/engine/logging/python_format.h"
+#include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -39,21 +41,31 @@ bool any_rank(Collective& collective, bool flag) {
 
 }  // namespace
 
-StepOutcome apply_optimizer_step(torch::optim::Optimizer& optimizer, const TrainableParams& params,
-                                 LossScaler* scaler, const std::optional<GradClipOptions>& clip,
-                                 GradientSync& sync, int64_t iteration, ZeroOptimizer* zero) {
+TrainingOptimizer::TrainingOptimizer(TrainableParams params, std::unique_ptr<LossScaler> scaler)
+    : params_(std::move(params)), scaler_(std::move(scaler)) {}
+
+TrainingOptimizer::~TrainingOptimizer() = default;
+
+void TrainingOptimizer::backward(const at::Tensor& loss, bool last) {
+  const at::Tensor backward_from = scaler_ != nullptr ? scaler_->scale_loss(loss) : loss;
+  before_backward(backward_from, last);
+  backward_from.backward();
+}
+
+StepOutcome TrainingOptimizer::step(const std::optional<GradClipOptions>& clip, int64_t iteration) {
   StepOutcome outcome;
-  const SyncedGradients synced = sync.finish(params.tensors);
+  const SyncedGradients synced = synchronize();
+  synced_.reset();
   bool overflow = false;
-  if (scaler != nullptr) {
-    outcome.loss_scale = scaler->scale();
-    overflow = scaler->unscale_and_check(synced.holders);
+  if (scaler_ != nullptr) {
+    outcome.loss_scale = scaler_->scale();
+    overflow = scaler_->unscale_and_check(synced.holders);
     if (synced.parts_over != nullptr) overflow = any_rank(*synced.parts_over, overflow);
   }
-  if (overflow && scaler != nullptr) {
+  if (overflow) {
     outcome.applied = false;
     outcome.grad_norm = std::numeric_limits<double>::quiet_NaN();
-    scaler->update(true);
+    scaler_->update(true);
     return outcome;
   }
   GradClipOptions measure_only;
@@ -64,15 +76,22 @@ StepOutcome apply_optimizer_step(torch::optim::Optimizer& optimizer, const Train
                           : clip_grad_norm(synced.holders, clipping);
   if (!std::isfinite(outcome.grad_norm)) {
     // With a scaler the check above already caught it; without one nothing else would.
-    throw_non_finite_gradient(params, outcome.grad_norm, iteration);
+    throw_non_finite_gradient(params_, outcome.grad_norm, iteration);
   }
-  if (zero != nullptr) {
-    zero->step();
-  } else {
-    optimizer.step();
-  }
-  if (scaler != nullptr) scaler->update(false);
+  update();
+  if (scaler_ != nullptr) scaler_->update(false);
   return outcome;
+}
+
+const SyncedGradients& TrainingOptimizer::synchronize() {
+  if (!synced_) synced_ = finish_synchronization();
+  return *synced_;
+}
+
+std::vector<double> TrainingOptimizer::lrs() const { return group_lrs(param_groups()); }
+
+void TrainingOptimizer::set_lrs(const std::vector<double>& lrs) {
+  set_group_lrs(param_groups(), lrs);
 }
 
 }  // namespace olv2

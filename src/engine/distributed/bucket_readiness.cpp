@@ -1,4 +1,4 @@
-#include "olv2/engine/dist/bucket_readiness.h"
+#include "olv2/engine/distributed/bucket_readiness.h"
 
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>

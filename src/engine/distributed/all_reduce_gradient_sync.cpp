@@ -1,4 +1,4 @@
-#include "olv2/engine/dist/all_reduce_gradient_sync.h"
+#include "olv2/engine/distributed/all_reduce_gradient_sync.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
