@@ -24,10 +24,10 @@
 #include "olv2/models/build.h"
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
+#include "olv2/models/gradient_record.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/error.h"
-#include "olv2/util/gradient_record.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 

@@ -27,6 +27,12 @@ Schema weighted_cost_schema(const std::string& type) {
   return cost;
 }
 
+Schema iou_cost_schema() {
+  Schema cost = weighted_cost_schema("IoUCost");
+  cost.optional("iou_mode", Schema::string().choices({"iou", "giou"}));
+  return cost;
+}
+
 at::Tensor focal_loss_cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels,
                            const FocalLossCostOptions& options) {
   const at::Tensor prob = cls_logits.sigmoid();

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "olv2/util/gradient_record.h"
+#include "olv2/models/gradient_record.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "support/gradient_tolerance.h"

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/topology_head.h"
 #include "support/test_paths.h"
@@ -97,22 +98,25 @@ inline CustomDetrHeadOptions detr_head_options(const nlohmann::json& cfg) {
   if (lane) {
     const std::vector<double> range = cfg.at("bev_range");
     std::copy(range.begin(), range.end(), options.bev_range.begin());
-    options.lane_assigner.cls_cost = focal_cost_options(assigner.at("cls_cost"));
-    options.lane_assigner.reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
+    auto lane_assigner = std::make_shared<LaneHungarianAssignerOptions>();
+    lane_assigner->cls_cost = focal_cost_options(assigner.at("cls_cost"));
+    lane_assigner->reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
     const std::vector<double> assigner_range = assigner.at("bev_range");
-    std::copy(assigner_range.begin(), assigner_range.end(),
-              options.lane_assigner.bev_range.begin());
-    options.lane_assigner.normalize = assigner.value("normalize", false);
+    std::copy(assigner_range.begin(), assigner_range.end(), lane_assigner->bev_range.begin());
+    lane_assigner->normalize = assigner.value("normalize", false);
+    options.assigner = lane_assigner;
   } else {
-    options.box_assigner.cls_cost = focal_cost_options(assigner.at("cls_cost"));
-    options.box_assigner.reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
-    options.box_assigner.reg_box_format =
-        assigner.at("reg_cost").value("box_format", "xyxy") == "xywh" ? BoxFormat::kXywh
-                                                                      : BoxFormat::kXyxy;
-    options.box_assigner.iou_cost_weight = assigner.at("iou_cost").value("weight", 1.0);
-    options.box_assigner.iou_mode = assigner.at("iou_cost").value("iou_mode", "giou") == "giou"
-                                        ? IouMode::kGiou
-                                        : IouMode::kIou;
+    auto box_assigner = std::make_shared<HungarianAssignerOptions>();
+    box_assigner->cls_cost = focal_cost_options(assigner.at("cls_cost"));
+    box_assigner->reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
+    box_assigner->reg_box_format = assigner.at("reg_cost").value("box_format", "xyxy") == "xywh"
+                                       ? BoxFormat::kXywh
+                                       : BoxFormat::kXyxy;
+    box_assigner->iou_cost_weight = assigner.at("iou_cost").value("weight", 1.0);
+    box_assigner->iou_mode = assigner.at("iou_cost").value("iou_mode", "giou") == "giou"
+                                 ? IouMode::kGiou
+                                 : IouMode::kIou;
+    options.assigner = box_assigner;
   }
   return options;
 }

@@ -50,13 +50,15 @@ TeDeformableDetrHeadOptions te_large_head_options(const nlohmann::json& model_cf
   options.loss_bbox_weight = cfg.at("loss_bbox").at("loss_weight");
   options.loss_iou_weight = cfg.at("loss_iou").at("loss_weight");
   const nlohmann::json& assigner = model_cfg.at("bbox_train_cfg").at("assigner");
-  options.assigner.cls_cost = test::focal_cost_options(assigner.at("cls_cost"));
-  options.assigner.reg_cost_weight = assigner.at("reg_cost").at("weight");
+  auto box_assigner = std::make_shared<HungarianAssignerOptions>();
+  box_assigner->cls_cost = test::focal_cost_options(assigner.at("cls_cost"));
+  box_assigner->reg_cost_weight = assigner.at("reg_cost").at("weight");
   EXPECT_EQ(assigner.at("reg_cost").at("box_format"), "xywh");
-  options.assigner.reg_box_format = BoxFormat::kXywh;
-  options.assigner.iou_cost_weight = assigner.at("iou_cost").at("weight");
+  box_assigner->reg_box_format = BoxFormat::kXywh;
+  box_assigner->iou_cost_weight = assigner.at("iou_cost").at("weight");
   EXPECT_EQ(assigner.at("iou_cost").at("iou_mode"), "giou");
-  options.assigner.iou_mode = IouMode::kGiou;
+  box_assigner->iou_mode = IouMode::kGiou;
+  options.assigner = box_assigner;
   return options;
 }
 

@@ -11,7 +11,7 @@
 
 #include "model_fixture.h"
 #include "olv2/data/fixture_sample.h"
-#include "olv2/util/gradient_record.h"
+#include "olv2/models/gradient_record.h"
 #include "olv2/util/pth/pth_file.h"
 #include "support/gradient_tolerance.h"
 #include "support/test_paths.h"

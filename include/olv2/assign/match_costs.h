@@ -26,6 +26,8 @@ struct FocalLossCostOptions {
 
 // A cost with only a weight (`type: <type>`, `weight`).
 Schema weighted_cost_schema(const std::string& type);
+// `type: IoUCost` (weight, iou_mode).
+Schema iou_cost_schema();
 // `FocalLossCost`: focal loss of the GT class as positive minus as negative, from logits [Q, C]
 // and GT labels [G].
 at::Tensor focal_loss_cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels,

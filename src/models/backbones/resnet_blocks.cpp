@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "olv2/util/activation_checkpoint.h"
+#include "olv2/models/activation_checkpoint.h"
 
 namespace olv2 {
 namespace {

@@ -3,8 +3,8 @@
 #include <torch/torch.h>
 
 #include "olv2/config/section_readers.h"
+#include "olv2/models/activation_checkpoint.h"
 #include "olv2/models/layers/transformer_layer_config.h"
-#include "olv2/util/activation_checkpoint.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {

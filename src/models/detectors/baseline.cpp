@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "olv2/config/section_readers.h"
-#include "olv2/util/activation_checkpoint.h"
+#include "olv2/models/activation_checkpoint.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/error.h"

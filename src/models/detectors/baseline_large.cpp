@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "olv2/assign/assigner_config.h"
+#include "olv2/assign/assigner.h"
 #include "olv2/config/section_readers.h"
-#include "olv2/util/activation_checkpoint.h"
+#include "olv2/models/activation_checkpoint.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/error.h"
@@ -34,9 +34,9 @@ std::vector<at::Tensor> parameters_of_all(std::initializer_list<const torch::nn:
 
 Schema BaselineLargeOptions::schema() {
   Schema box_train_cfg = Schema::map();
-  box_train_cfg.required("assigner", assigner_schema());
+  box_train_cfg.required("assigner", assigner_registry().schema());
   Schema pts = Schema::map();
-  pts.required("assigner", assigner_schema())
+  pts.required("assigner", assigner_registry().schema())
       .optional("grid_size", integers_schema())
       .optional("voxel_size", numbers_schema())
       .optional("point_cloud_range", numbers_schema())

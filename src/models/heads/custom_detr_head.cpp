@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "olv2/assign/assigner_config.h"
+#include "olv2/assign/assigner.h"
 #include "olv2/config/section_readers.h"
 #include "olv2/losses/loss_weight_config.h"
 #include "olv2/models/layers/sine_positional_encoding.h"
@@ -12,7 +12,7 @@ namespace olv2 {
 
 Schema CustomDetrHeadOptions::schema() {
   Schema train_cfg = Schema::map();
-  train_cfg.required("assigner", assigner_schema());
+  train_cfg.required("assigner", assigner_registry().schema());
   Schema schema = typed_schema("CustomDETRHead");
   schema.required("num_classes", Schema::integer())
       .required("in_channels", Schema::integer())
@@ -60,10 +60,10 @@ CustomDetrHeadOptions CustomDetrHeadOptions::from_config(const ConfigNode& secti
     const ConfigNode* range = section.find("bev_range");
     if (range == nullptr) throw input_error(section.where() + ": a lane head needs `bev_range`");
     o.bev_range = fixed_numbers<6>(*range);
-    o.lane_assigner = LaneHungarianAssignerOptions::from_config(assigner);
-  } else {
-    o.box_assigner = HungarianAssignerOptions::from_config(assigner);
   }
+  o.assigner = assigner_registry().read(assigner);
+  require_assigned_objects(*o.assigner, lane ? AssignedObjects::kLanes : AssignedObjects::kBoxes,
+                           assigner);
   return o;
 }
 namespace {
@@ -93,6 +93,14 @@ void check_options(const CustomDetrHeadOptions& options) {
   if (options.object_type == DetrObjectType::kBox && options.num_reg_dim != 4) {
     throw input_error("CustomDETRHead: bbox heads regress 4 values, got num_reg_dim " +
                       std::to_string(options.num_reg_dim));
+  }
+  const AssignedObjects objects = options.object_type == DetrObjectType::kLane
+                                      ? AssignedObjects::kLanes
+                                      : AssignedObjects::kBoxes;
+  if (options.assigner == nullptr || options.assigner->objects() != objects) {
+    throw input_error(std::string("CustomDETRHead: a ") +
+                      (objects == AssignedObjects::kLanes ? "lane" : "box") +
+                      " head needs an assigner of its objects");
   }
 }
 

@@ -31,14 +31,14 @@ struct LayerLosses {
 AssignResult CustomDetrHeadImpl::assign(const at::Tensor& cls_scores, const at::Tensor& reg_preds,
                                         const at::Tensor& gt_objects, const at::Tensor& gt_labels,
                                         std::pair<int64_t, int64_t> img_shape) const {
-  const at::Tensor gt = gt_objects.reshape({-1, options_.num_reg_dim});
-  if (options_.object_type == DetrObjectType::kLane) {
-    return LaneHungarianAssigner(options_.lane_assigner)
-        .assign(reg_preds, cls_scores, gt, gt_labels);
-  }
-  return HungarianAssigner(options_.box_assigner)
-      .assign(reg_preds, cls_scores, gt, gt_labels, static_cast<double>(img_shape.first),
-              static_cast<double>(img_shape.second));
+  AssignInputs inputs;
+  inputs.predictions = reg_preds;
+  inputs.cls_logits = cls_scores;
+  inputs.targets = gt_objects.reshape({-1, options_.num_reg_dim});
+  inputs.labels = gt_labels;
+  inputs.img_h = static_cast<double>(img_shape.first);
+  inputs.img_w = static_cast<double>(img_shape.second);
+  return options_.assigner->build()->assign(inputs);
 }
 
 namespace {

@@ -92,7 +92,8 @@ LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const Confi
 
   o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
   o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
-  o.assigner = LaneHungarianAssignerOptions::from_config(assigner);
+  o.assigner = assigner_registry().read(assigner);
+  require_assigned_objects(*o.assigner, AssignedObjects::kLanes, assigner);
   return o;
 }
 namespace {

@@ -94,8 +94,12 @@ AssignResult LcDeformableDetrHeadImpl::assign(const at::Tensor& cls_scores,
                                               const at::Tensor& lanes_preds,
                                               const at::Tensor& gt_lanes,
                                               const at::Tensor& gt_labels) const {
-  return LaneHungarianAssigner(options_.assigner)
-      .assign(lanes_preds, cls_scores, gt_lanes.reshape({-1, options_.code_size}), gt_labels);
+  AssignInputs inputs;
+  inputs.predictions = lanes_preds;
+  inputs.cls_logits = cls_scores;
+  inputs.targets = gt_lanes.reshape({-1, options_.code_size});
+  inputs.labels = gt_labels;
+  return options_.assigner->build()->assign(inputs);
 }
 
 DetrHeadLosses LcDeformableDetrHeadImpl::loss(

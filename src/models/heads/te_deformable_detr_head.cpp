@@ -107,7 +107,8 @@ TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const Confi
   o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
   o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
   o.loss_iou_weight = loss_weight_from_config(section, "loss_iou", o.loss_iou_weight);
-  o.assigner = HungarianAssignerOptions::from_config(assigner);
+  o.assigner = assigner_registry().read(assigner);
+  require_assigned_objects(*o.assigner, AssignedObjects::kBoxes, assigner);
   return o;
 }
 namespace {

@@ -39,10 +39,14 @@ TeBoxTargets te_sample_targets(const TeDeformableDetrHeadOptions& options,
   const at::Tensor gt = gt_boxes.reshape({-1, 4}).to(bbox_preds.options());
   const at::Tensor labels = gt_labels.reshape({-1}).to(bbox_preds.device(), torch::kLong);
   TeBoxTargets t;
-  t.assign =
-      HungarianAssigner(options.assigner)
-          .assign(bbox_preds.detach(), cls_scores.detach(), gt, labels,
-                  static_cast<double>(img_shape.first), static_cast<double>(img_shape.second));
+  AssignInputs inputs;
+  inputs.predictions = bbox_preds.detach();
+  inputs.cls_logits = cls_scores.detach();
+  inputs.targets = gt;
+  inputs.labels = labels;
+  inputs.img_h = static_cast<double>(img_shape.first);
+  inputs.img_w = static_cast<double>(img_shape.second);
+  t.assign = options.assigner->build()->assign(inputs);
   const at::Tensor pos = t.assign.pos_inds.to(bbox_preds.device());
   const at::Tensor pos_gt = t.assign.pos_assigned_gt_inds.to(bbox_preds.device());
 

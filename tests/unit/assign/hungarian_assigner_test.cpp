@@ -7,6 +7,8 @@
 
 #include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/assign/match_costs.h"
+#include "olv2/config/config_loader.h"
+#include "olv2/util/error.h"
 
 namespace olv2 {
 namespace {
@@ -31,7 +33,7 @@ TEST(LaneHungarianAssigner, MatchesEachGtToTheNearestNormalisedPrediction) {
   const auto pred = torch::tensor({{0.75, 0.75, 1.0}, {0.1, 0.1, 0.1}, {0.5, 0.5, 0.5}});
   const auto logits = torch::zeros({3, 1});
   const AssignResult result =
-      LaneHungarianAssigner(options).assign(pred, logits, gt, torch::zeros({2}, torch::kLong));
+      LaneHungarianAssigner(options).assign({pred, logits, gt, torch::zeros({2}, torch::kLong)});
   EXPECT_TRUE(torch::equal(result.pos_inds, torch::tensor({0, 2}, torch::kLong)));
   EXPECT_TRUE(torch::equal(result.pos_assigned_gt_inds, torch::tensor({1, 0}, torch::kLong)));
   EXPECT_TRUE(torch::equal(result.neg_inds, torch::tensor({1}, torch::kLong)));
@@ -39,8 +41,8 @@ TEST(LaneHungarianAssigner, MatchesEachGtToTheNearestNormalisedPrediction) {
 
 TEST(HungarianAssigner, WithoutGroundTruthEveryQueryIsNegative) {
   const AssignResult result =
-      HungarianAssigner({}).assign(torch::rand({4, 4}), torch::rand({4, 3}), torch::zeros({0, 4}),
-                                   torch::zeros({0}, torch::kLong), 120, 160);
+      HungarianAssigner({}).assign({torch::rand({4, 4}), torch::rand({4, 3}), torch::zeros({0, 4}),
+                                    torch::zeros({0}, torch::kLong), 120, 160});
   EXPECT_EQ(result.pos_inds.numel(), 0);
   EXPECT_EQ(result.neg_inds.numel(), 4);
 }
@@ -50,8 +52,28 @@ TEST(HungarianAssigner, PrefersTheOverlappingBox) {
   const auto gt = torch::tensor({{0.0, 0.0, 100.0, 100.0}});
   const auto pred = torch::tensor({{0.75, 0.5, 0.5, 1.0}, {0.25, 0.5, 0.5, 1.0}});
   const AssignResult result = HungarianAssigner({}).assign(
-      pred, torch::zeros({2, 2}), gt, torch::tensor({1}, torch::kLong), 100, 200);
+      {pred, torch::zeros({2, 2}), gt, torch::tensor({1}, torch::kLong), 100, 200});
   EXPECT_TRUE(torch::equal(result.pos_inds, torch::tensor({1}, torch::kLong)));
+}
+
+// The registry builds either assigner from its section; a head's slot refuses an assigner of the
+// other objects, naming the section.
+TEST(AssignerRegistry, BuildsByTypeAndHeadsCheckTheObjects) {
+  const ConfigNode lane = parse_yaml("{type: LaneHungarianAssigner, normalize: true}", "cfg.yaml");
+  const std::shared_ptr<const AssignerOptions> options = assigner_registry().read(lane);
+  EXPECT_EQ(options->objects(), AssignedObjects::kLanes);
+  EXPECT_TRUE(dynamic_cast<const LaneHungarianAssignerOptions&>(*options).normalize);
+  EXPECT_NO_THROW(require_assigned_objects(*options, AssignedObjects::kLanes, lane));
+  try {
+    require_assigned_objects(*options, AssignedObjects::kBoxes, lane);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("this head matches boxes, `LaneHungarianAssigner` "
+                        "matches lanes"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

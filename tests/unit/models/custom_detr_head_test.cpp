@@ -5,12 +5,15 @@
 
 #include <cmath>
 
+#include "olv2/assign/lane_hungarian_assigner.h"
+
 namespace olv2 {
 namespace {
 
 CustomDetrHeadOptions small_lane_head() {
   CustomDetrHeadOptions options;
   options.object_type = DetrObjectType::kLane;
+  options.assigner = std::make_shared<LaneHungarianAssignerOptions>();
   options.num_classes = 1;
   options.in_channels = 8;
   options.num_query = 3;

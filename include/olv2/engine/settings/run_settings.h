@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/config/config_node.h"
+#include "olv2/data/bev_range.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_options.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/data/bev_range.h"
 
 namespace olv2 {
 

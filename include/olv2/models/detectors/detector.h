@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/batch.h"
+#include "olv2/data/bev_range.h"
 #include "olv2/data/frame_prediction.h"
 #include "olv2/models/pretrained_checkpoint.h"
 

@@ -7,15 +7,16 @@
 #include <torch/nn/pimpl.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
 #include "olv2/assign/hungarian_assigner.h"
-#include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/data/bev_range.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/layers/detr_transformer.h"
@@ -45,11 +46,11 @@ struct CustomDetrHeadOptions {
   FocalLossOptions loss_cls;
   double loss_bbox_weight = 5.0;  // L1 (mmdet DETRHead's default)
   double loss_iou_weight = 2.0;   // GIoU, boxes only
-  LaneHungarianAssignerOptions lane_assigner;
-  HungarianAssignerOptions box_assigner;
+  // `train_cfg.assigner`: any registered assigner of the head's objects (the original's are
+  // LaneHungarianAssigner for lanes, HungarianAssigner for boxes).
+  std::shared_ptr<const AssignerOptions> assigner = std::make_shared<HungarianAssignerOptions>();
 
-  // OpenLane-V2's `type: CustomDETRHead` with its `train_cfg.assigner` (LaneHungarianAssigner
-  // for lanes, HungarianAssigner for boxes).
+  // OpenLane-V2's `type: CustomDETRHead`.
   static Schema schema();
   // A lane head needs `bev_range`; num_reg_dim is a multiple of 3 for lanes, 4 for boxes.
   static CustomDetrHeadOptions from_config(const ConfigNode& section);

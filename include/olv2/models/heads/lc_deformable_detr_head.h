@@ -6,12 +6,14 @@
 #include <torch/nn/pimpl.h>
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
 #include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/data/bev_range.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lane_detection_transformer.h"
@@ -46,18 +48,19 @@ struct LcDeformableDetrHeadOptions {
     return loss;
   }();
   double loss_bbox_weight = 5.0;  // L1 in metres
-  LaneHungarianAssignerOptions assigner = [] {
-    LaneHungarianAssignerOptions assigner;
-    assigner.cls_cost.weight = 1.5;
-    assigner.reg_cost_weight = 0.0075;
-    assigner.normalize = false;  // costs in metres
+  // Any registered lane assigner; the original's LaneHungarianAssigner by default.
+  std::shared_ptr<const AssignerOptions> assigner = [] {
+    auto assigner = std::make_shared<LaneHungarianAssignerOptions>();
+    assigner->cls_cost.weight = 1.5;
+    assigner->reg_cost_weight = 0.0075;
+    assigner->normalize = false;  // costs in metres
     return assigner;
   }();
 
   // OpenLane-V2's `type: LCDeformableDETRHead` with its PerceptionTransformer's lane decoder
   // (MultiheadAttention + CustomMSDeformableAttention layers on the one BEV level).
   static Schema schema();
-  // `assigner`: the head's LaneHungarianAssigner (the detector's `train_cfg.pts.assigner`).
+  // `assigner`: the head's lane assigner (the detector's `train_cfg.pts.assigner`).
   static LcDeformableDetrHeadOptions from_config(const ConfigNode& section,
                                                  const ConfigNode& assigner);
 };

@@ -6,6 +6,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -49,10 +50,11 @@ struct TeDeformableDetrHeadOptions {
   FocalLossOptions loss_cls;
   double loss_bbox_weight = 5.0;  // L1
   double loss_iou_weight = 2.0;   // GIoU
-  HungarianAssignerOptions assigner = [] {
-    HungarianAssignerOptions options;
-    options.reg_cost_weight = 2.5;
-    options.reg_box_format = BoxFormat::kXywh;
+  // Any registered box assigner; the original's HungarianAssigner by default.
+  std::shared_ptr<const AssignerOptions> assigner = [] {
+    auto options = std::make_shared<HungarianAssignerOptions>();
+    options->reg_cost_weight = 2.5;
+    options->reg_box_format = BoxFormat::kXywh;
     return options;
   }();
 
@@ -60,7 +62,7 @@ struct TeDeformableDetrHeadOptions {
   // MultiScaleDeformableAttention layers, decoder of MultiheadAttention + deformable attention
   // layers, every layer's FFN alike) and SinePositionalEncoding.
   static Schema schema();
-  // `assigner`: the head's HungarianAssigner (the detector's `bbox_train_cfg.assigner`).
+  // `assigner`: the head's box assigner (the detector's `bbox_train_cfg.assigner`).
   static TeDeformableDetrHeadOptions from_config(const ConfigNode& section,
                                                  const ConfigNode& assigner);
 };

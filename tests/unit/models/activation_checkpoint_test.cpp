@@ -1,4 +1,4 @@
-#include "olv2/util/activation_checkpoint.h"
+#include "olv2/models/activation_checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-#include "olv2/util/gradient_record.h"
+#include "olv2/models/gradient_record.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -1,0 +1,56 @@
+#pragma once
+// The assigners a head's `assigner` section may name, by `type`.
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/config/registry.h"
+
+namespace olv2 {
+
+// What an assigner matches: a head's predictions for one frame and that frame's ground truth.
+struct AssignInputs {
+  at::Tensor predictions;  // [Q, R]: boxes (cx, cy, w, h) normalised by the image, or lanes
+  at::Tensor cls_logits;   // [Q, C]
+  at::Tensor targets;      // [G, R]: boxes xyxy in pixels, or lanes in metres
+  at::Tensor labels;       // [G]
+  double img_h = 0.0;      // the un-padded image (boxes)
+  double img_w = 0.0;
+};
+
+// What an assigner's predictions and targets are; a head checks that its assigner matches its
+// objects.
+enum class AssignedObjects { kBoxes, kLanes };
+
+// mmdet's assigner: a cost between every query and every ground-truth object, then a
+// minimum-cost one-to-one matching (Hungarian, on the CPU in double precision).
+class Assigner {
+ public:
+  virtual ~Assigner() = default;
+  // Every query is negative when there is no ground truth or no query.
+  AssignResult assign(const AssignInputs& inputs) const;
+  // The [Q, G] float32 cost matrix the matching minimises.
+  virtual at::Tensor cost(const AssignInputs& inputs) const = 0;
+};
+
+// An assigner's options, as read from an `assigner` section.
+struct AssignerOptions {
+  virtual ~AssignerOptions() = default;
+  virtual std::shared_ptr<const Assigner> build() const = 0;
+  virtual AssignedObjects objects() const = 0;
+};
+
+// The assigners an `assigner.type` may name.
+const Registry<AssignerOptions>& assigner_registry();
+
+// An input error naming `section` unless `assigner` matches `objects` ("lanes" or "boxes" in
+// the message).
+void require_assigned_objects(const AssignerOptions& assigner, AssignedObjects objects,
+                              const ConfigNode& section);
+
+// Matches the rows (queries) of a [Q, G] cost matrix to its columns (GTs) on the CPU in double
+// precision and returns the assignment result.
+AssignResult match_by_cost(const at::Tensor& cost, int64_t num_queries, int64_t num_gts);
+
+}  // namespace olv2

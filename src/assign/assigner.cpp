@@ -1,0 +1,60 @@
+#include "olv2/assign/assigner.h"
+
+#include <torch/torch.h>
+
+#include "olv2/assign/hungarian_assigner.h"
+#include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/assign/linear_sum_assignment.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+namespace {
+
+const char* name_of(AssignedObjects objects) {
+  return objects == AssignedObjects::kLanes ? "lanes" : "boxes";
+}
+
+}  // namespace
+
+AssignResult Assigner::assign(const AssignInputs& inputs) const {
+  const int64_t num_queries = inputs.predictions.size(0);
+  const int64_t num_gts = inputs.targets.size(0);
+  if (num_queries == 0 || num_gts == 0) return match_by_cost({}, num_queries, num_gts);
+  torch::NoGradGuard no_grad;
+  return match_by_cost(cost(inputs), num_queries, num_gts);
+}
+
+const Registry<AssignerOptions>& assigner_registry() {
+  using AssignerRegistry = Registry<AssignerOptions>;
+  static const AssignerRegistry registry(
+      "assigner",
+      {
+          {"HungarianAssigner", AssignerRegistry::entry<HungarianAssignerOptions>()},
+          {"LaneHungarianAssigner", AssignerRegistry::entry<LaneHungarianAssignerOptions>()},
+      });
+  return registry;
+}
+
+void require_assigned_objects(const AssignerOptions& assigner, AssignedObjects objects,
+                              const ConfigNode& section) {
+  if (assigner.objects() != objects) {
+    throw input_error(section.where() + ": this head matches " + name_of(objects) + ", `" +
+                      section.at("type").as_string() + "` matches " + name_of(assigner.objects()));
+  }
+}
+
+AssignResult match_by_cost(const at::Tensor& cost, int64_t num_queries, int64_t num_gts) {
+  const auto empty = torch::empty({0}, torch::kLong);
+  if (num_queries == 0 || num_gts == 0) {
+    return make_assign_result(num_queries, num_gts, empty, empty);
+  }
+  // The original copies the float32 cost to the CPU; SciPy then solves in float64.
+  const at::Tensor host = cost.detach().to(torch::kCPU).to(torch::kDouble).contiguous();
+  const std::vector<double> values(host.data_ptr<double>(), host.data_ptr<double>() + host.numel());
+  const Assignment matching = linear_sum_assignment(values, num_queries, num_gts);
+  return make_assign_result(num_queries, num_gts, torch::tensor(matching.rows, torch::kLong),
+                            torch::tensor(matching.cols, torch::kLong));
+}
+
+}  // namespace olv2
