@@ -4,6 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+
 namespace olv2 {
 
 // The leaderboard takes at most this many `authors`.
@@ -18,6 +21,12 @@ struct SubmissionMetadata {
   std::string e_mail;
   std::string institution;  // `institution / company`
   std::string country;      // `country / region`: an ISO 3166 country name or code
+
+  // The config's `submission` section: the results files' metadata.
+  static Schema schema();
+  // An absent section: the method `train_ds` only. More than kMaxSubmissionAuthors authors is
+  // an input error naming the key.
+  static SubmissionMetadata from_config(const ConfigNode* section);
 };
 
 // Metadata naming only the method (what a results file written without a `submission` section

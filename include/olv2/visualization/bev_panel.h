@@ -25,7 +25,6 @@ class BevView {
   BevView(BevArea range, int height);
   cv::Size size() const { return size_; }
   const BevArea& range() const { return range_; }
-  double pixels_per_metre() const { return pixels_per_metre_; }
   cv::Point2d to_pixel(double x, double y) const;
 
  private:

@@ -6,6 +6,23 @@
 
 namespace olv2 {
 
+Schema CheckpointOptions::schema() {
+  return Schema::map()
+      .optional("interval", Schema::integer().range(-1, 1e9))
+      .optional("by_epoch", Schema::boolean())
+      .optional("iter_interval", Schema::integer().range(0, 1e12))
+      .optional("max_keep_ckpts", Schema::integer().range(-1e9, 1e9));
+}
+
+CheckpointOptions CheckpointOptions::from_config(const ConfigNode* section) {
+  CheckpointOptions options;
+  if (section == nullptr) return options;
+  options.interval = section->get<int64_t>("interval", options.interval);
+  options.iter_interval = section->get<int64_t>("iter_interval", options.iter_interval);
+  options.max_keep = section->get<int64_t>("max_keep_ckpts", options.max_keep);
+  return options;
+}
+
 CheckpointHook::CheckpointHook(CheckpointOptions options, const std::filesystem::path& work_dir)
     : options_(options), keeper_(work_dir, options.max_keep) {}
 

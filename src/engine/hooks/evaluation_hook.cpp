@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "olv2/data/pipeline_schema.h"
 #include "olv2/engine/checkpoint/results_retention.h"
 #include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/run_checkpoint.h"
@@ -23,6 +24,35 @@ double headline_metric(const EvaluationMetrics& metrics, const std::string& name
 }
 
 }  // namespace
+
+Schema EvaluationOptions::schema() {
+  return Schema::map()
+      .optional("interval", Schema::integer().range(0, 1e9))
+      .optional("before_train", Schema::boolean())
+      .optional("visualize", Schema::integer().range(0, 1e9))
+      .optional("save_best", Schema::string().choices(headline_metric_names()).nullable())
+      .optional("rule", Schema::string().choices({"greater", "less"}))
+      .optional("keep_results", Schema::integer())
+      .optional("metric_version", Schema::string().choices({"v1.1", "v1.0"}))
+      .optional("pipeline", pipeline_schema());
+}
+
+EvaluationOptions EvaluationOptions::from_config(const ConfigNode* evaluation,
+                                                 const ConfigNode* submission) {
+  EvaluationOptions out;
+  out.submission = SubmissionMetadata::from_config(submission);
+  if (evaluation == nullptr) return out;
+  out.interval = evaluation->get<int64_t>("interval", out.interval);
+  out.before_train = evaluation->get<bool>("before_train", out.before_train);
+  out.visualize = evaluation->get<int64_t>("visualize", out.visualize);
+  out.save_best = evaluation->get<std::string>("save_best", out.save_best);
+  out.greater_is_better = evaluation->get<std::string>("rule", "greater") == "greater";
+  out.keep_results = evaluation->get<int64_t>("keep_results", out.keep_results);
+  if (const ConfigNode* version = evaluation->find("metric_version")) {
+    out.metric_version = metric_version_from_string(version->as_string(), version->where());
+  }
+  return out;
+}
 
 std::optional<BestCheckpoint> best_checkpoint_of(const PthValue& hook_msgs) {
   const PthValue* metric = hook_msgs.find("best_metric");

@@ -3,6 +3,7 @@
 #include "olv2/data/data_schema.h"
 #include "olv2/engine/hook_registry.h"
 #include "olv2/engine/settings/auto_scale_lr.h"
+#include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/engine_schema.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/solver_schema.h"
@@ -35,17 +36,13 @@ Schema train_config_schema() {
       .optional("optimizer_config", optimizer_config_schema())
       .required("lr_config", lr_config_schema())
       .required("runner", runner_schema())
-      .optional("evaluation", evaluation_schema())
-      .optional("submission", submission_schema())
-      .optional("checkpoint_config", checkpoint_config_schema())
-      .optional("log_config", log_config_schema())
+      .optional("evaluation", EvaluationOptions::schema())
+      .optional("submission", SubmissionMetadata::schema())
+      .optional("checkpoint_config", CheckpointOptions::schema())
+      .optional("log_config", LogOptions::schema())
       .optional("custom_hooks", custom_hooks_schema())
-      .optional("dist_params", Schema::map()
-                                   .optional("backend", Schema::string().choices({"nccl", "gloo"}))
-                                   .optional("timeout_s", Schema::number().range(0.001, 1e9))
-                                   .optional("bucket_cap_mb", Schema::number().range(0.001, 1e6))
-                                   .optional("overlap_comm", Schema::boolean()))
-      .optional("log_level", Schema::string().choices({"DEBUG", "INFO", "WARNING", "ERROR"}))
+      .optional("dist_params", DistributedOptions::schema())
+      .optional("log_level", LogOptions::level_schema())
       .optional("load_from", Schema::string().nullable())
       .optional("resume_from", Schema::string().nullable())
       .optional("workflow", Schema::sequence())

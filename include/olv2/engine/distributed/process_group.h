@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "olv2/engine/distributed/distributed_options.h"
 #include "olv2/engine/distributed/launch_environment.h"
-#include "olv2/engine/settings/engine_options.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/compat.h"
 

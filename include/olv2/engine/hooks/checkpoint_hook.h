@@ -1,9 +1,25 @@
 #pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/engine/checkpoint/checkpoint_keeper.h"
 #include "olv2/engine/hook.h"
-#include "olv2/engine/settings/engine_options.h"
 
 namespace olv2 {
+
+// `checkpoint_config`, as mmcv's CheckpointHook reads it.
+struct CheckpointOptions {
+  int64_t interval = 1;       // epochs between `epoch_<k>.pth`; <= 0: none (the last still)
+  int64_t iter_interval = 0;  // optimizer steps between `iter_<n>.pth`; 0: none
+  int64_t max_keep = -1;      // `max_keep_ckpts`: files kept per series; <= 0 keeps all
+
+  static Schema schema();  // `by_epoch` is accepted: epochs and steps are both counted
+  // An absent section keeps the defaults.
+  static CheckpointOptions from_config(const ConfigNode* section);
+};
 
 // Writes training checkpoints (mmcv's CheckpointHook): `epoch_<k>.pth` every `interval` epochs
 // and after the last (the one a hook stopped the run at, too), `iter_<n>.pth` every `iter_interval`

@@ -4,13 +4,37 @@
 #include <optional>
 #include <string>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/data/dataset.h"
 #include "olv2/engine/hook.h"
-#include "olv2/engine/settings/engine_options.h"
 #include "olv2/evaluation/evaluator.h"
+#include "olv2/evaluation/submission_metadata.h"
+#include "olv2/evaluation/topology_metrics.h"
 #include "olv2/visualization/frame_figure.h"
 
 namespace olv2 {
+
+// `evaluation`, and the top-level `submission` section that goes into every results file.
+struct EvaluationOptions {
+  int64_t interval = 1;  // epochs between validations (and after the last); 0: never
+  bool before_train = false;
+  int64_t visualize = 0;  // pictures of the first frames drawn per validation (`visualize`)
+  // `save_best`: the headline metric whose best validation is kept as
+  // `best_<metric>_epoch_<k>.pth`; empty: none. `rule`: greater (default) or less is better.
+  std::string save_best;
+  bool greater_is_better = true;
+  // `keep_results`: how many of the latest `results_epoch_<k>.json` stay (the best epoch's
+  // too); <= 0 keeps all.
+  int64_t keep_results = 1;
+  // `metric_version`: v1.1 (default) or v1.0, the devkit's TOP definitions of that tag.
+  MetricVersion metric_version = MetricVersion::kV1_1;
+  SubmissionMetadata submission = method_only("train_ds");  // `submission`
+
+  static Schema schema();  // `pipeline` is accepted: validation uses `data.val.pipeline`
+  // An absent `evaluation` keeps the defaults; `submission` is the top-level section.
+  static EvaluationOptions from_config(const ConfigNode* evaluation, const ConfigNode* submission);
+};
 
 // The best validation so far, as mmcv's EvalHook keeps it (`best_score`, `best_ckpt`), with the
 // metric and the epoch it was reached at.

@@ -17,7 +17,6 @@ class ByteReader {
 
   size_t position() const { return position_; }
   size_t remaining() const { return data_.size() - position_; }
-  bool at_end() const { return position_ == data_.size(); }
   void seek(uint64_t position) {
     if (position > data_.size()) fail("offset " + std::to_string(position) + " is past the end");
     position_ = static_cast<size_t>(position);
