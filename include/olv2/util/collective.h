@@ -78,6 +78,9 @@ class SingleProcessCollective : public Collective {
 Collective& process_collective();
 void install_process_collective(std::shared_ptr<Collective> collective);
 
+// Rank 0's `decision`, on every rank of `collective` (a broadcast: every rank calls it).
+bool rank_zero_decision(Collective& collective, bool decision);
+
 // The mean of `value` over the ranks of the process collective (mmdet's reduce_mean).
 double all_reduce_mean(double value);
 

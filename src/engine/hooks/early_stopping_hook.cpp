@@ -1,14 +1,12 @@
 #include "olv2/engine/hooks/early_stopping_hook.h"
 
-#include <ATen/ATen.h>
-
 #include <cmath>
 #include <utility>
-#include <vector>
 
 #include "olv2/engine/logging/python_format.h"
 #include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/train_context.h"
+#include "olv2/util/collective.h"
 #include "olv2/util/error.h"
 #include "olv2/util/logging.h"
 
@@ -59,11 +57,7 @@ void EarlyStoppingHook::after_epoch(TrainContext& context) {
     reason = check(score);
   }
   bool stop = !reason.empty();
-  if (context.collective != nullptr) {  // rank 0 validated
-    std::vector<at::Tensor> flag = {at::full({1}, stop ? 1.0 : 0.0, at::kFloat)};
-    context.collective->broadcast(flag, 0);
-    stop = flag[0].item<double>() > 0.0;
-  }
+  if (context.collective != nullptr) stop = rank_zero_decision(*context.collective, stop);
   if (!reason.empty()) spdlog::info("early stopping after epoch {}: {}", context.epoch + 1, reason);
   if (stop) context.stop_training = true;
 }

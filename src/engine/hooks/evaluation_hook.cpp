@@ -104,11 +104,8 @@ void EvaluationHook::validate_now(TrainContext& context, int64_t epochs_done) {
   context.model->train();
   bool best = result && !options_.save_best.empty() && improves(result->metrics);
   if (context.collective != nullptr && !options_.save_best.empty()) {
-    // Every rank takes part in a checkpoint (the optimizer state may be sharded): rank 0's
-    // decision is shared.
-    std::vector<at::Tensor> flag = {at::full({1}, best ? 1.0 : 0.0, at::kFloat)};
-    context.collective->broadcast(flag, 0);
-    best = flag[0].item<double>() > 0.0;
+    // Every rank takes part in a checkpoint (the optimizer state may be sharded).
+    best = rank_zero_decision(*context.collective, best);
   }
   if (!result) {  // another rank's: rank 0 scores, logs and writes
     if (best) checkpoint_of(context, epochs_done > context.epoch);

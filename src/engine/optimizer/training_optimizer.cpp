@@ -54,7 +54,8 @@ void TrainingOptimizer::backward(const at::Tensor& loss, bool last) {
 
 StepOutcome TrainingOptimizer::step(const std::optional<GradClipOptions>& clip, int64_t iteration) {
   StepOutcome outcome;
-  const SyncedGradients synced = synchronize();
+  synchronize();
+  const SyncedGradients synced = std::move(*synced_);
   synced_.reset();
   bool overflow = false;
   if (scaler_ != nullptr) {

@@ -108,6 +108,7 @@ void check_options(const CustomDetrHeadOptions& options) {
 
 CustomDetrHeadImpl::CustomDetrHeadImpl(const CustomDetrHeadOptions& options) : options_(options) {
   check_options(options);
+  assigner_ = options.assigner->build();
   transformer_ = register_module("transformer", DetrTransformer(transformer_options(options)));
   input_proj_ = register_module("input_proj", torch::nn::Conv2d(torch::nn::Conv2dOptions(
                                                   options.in_channels, options.embed_dims, 1)));

@@ -38,7 +38,7 @@ AssignResult CustomDetrHeadImpl::assign(const at::Tensor& cls_scores, const at::
   inputs.labels = gt_labels;
   inputs.img_h = static_cast<double>(img_shape.first);
   inputs.img_w = static_cast<double>(img_shape.second);
-  return options_.assigner->build()->assign(inputs);
+  return assigner_->assign(inputs);
 }
 
 namespace {

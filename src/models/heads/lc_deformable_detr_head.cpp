@@ -171,7 +171,7 @@ at::Tensor run_branch(const torch::nn::ModuleListImpl& branch, at::Tensor x) {
 }  // namespace
 
 LcDeformableDetrHeadImpl::LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOptions& options)
-    : options_(options) {
+    : options_(options), assigner_(options.assigner->build()) {
   check_options(options);
   transformer_ =
       register_module("transformer", PerceptionTransformer(transformer_options(options)));

@@ -99,7 +99,7 @@ AssignResult LcDeformableDetrHeadImpl::assign(const at::Tensor& cls_scores,
   inputs.cls_logits = cls_scores;
   inputs.targets = gt_lanes.reshape({-1, options_.code_size});
   inputs.labels = gt_labels;
-  return options_.assigner->build()->assign(inputs);
+  return assigner_->assign(inputs);
 }
 
 DetrHeadLosses LcDeformableDetrHeadImpl::loss(

@@ -32,7 +32,7 @@ at::Tensor te_box_scale(std::pair<int64_t, int64_t> img_shape, const at::TensorO
   return torch::tensor({w, h, w, h}, options).unsqueeze(0);
 }
 
-TeBoxTargets te_sample_targets(const TeDeformableDetrHeadOptions& options,
+TeBoxTargets te_sample_targets(const TeDeformableDetrHeadOptions& options, const Assigner& assigner,
                                const at::Tensor& cls_scores, const at::Tensor& bbox_preds,
                                const at::Tensor& gt_boxes, const at::Tensor& gt_labels,
                                std::pair<int64_t, int64_t> img_shape) {
@@ -46,7 +46,7 @@ TeBoxTargets te_sample_targets(const TeDeformableDetrHeadOptions& options,
   inputs.labels = labels;
   inputs.img_h = static_cast<double>(img_shape.first);
   inputs.img_w = static_cast<double>(img_shape.second);
-  t.assign = options.assigner->build()->assign(inputs);
+  t.assign = assigner.assign(inputs);
   const at::Tensor pos = t.assign.pos_inds.to(bbox_preds.device());
   const at::Tensor pos_gt = t.assign.pos_assigned_gt_inds.to(bbox_preds.device());
 
@@ -72,9 +72,10 @@ TeLayerLosses te_layer_losses(const TeDeformableDetrHeadOptions& options,
   std::vector<at::Tensor> labels, bbox_targets, bbox_weights, factors;
   int64_t num_pos = 0;
   TeLayerLosses out;
+  const std::shared_ptr<const Assigner> assigner = options.assigner->build();
   for (int64_t b = 0; b < batch; ++b) {
-    TeBoxTargets t = te_sample_targets(options, cls_scores[b], bbox_preds[b], gt_boxes[b],
-                                       gt_labels[b], geometry.img_shapes.at(b));
+    TeBoxTargets t = te_sample_targets(options, *assigner, cls_scores[b], bbox_preds[b],
+                                       gt_boxes[b], gt_labels[b], geometry.img_shapes.at(b));
     num_pos += t.assign.pos_inds.numel();
     labels.push_back(t.labels);
     bbox_targets.push_back(t.bbox_targets);

@@ -122,6 +122,7 @@ class CustomDetrHeadImpl : public torch::nn::Module {
   at::Tensor padding_mask(const at::Tensor& x, const DetrImageGeometry& geometry) const;
 
   CustomDetrHeadOptions options_;
+  std::shared_ptr<const Assigner> assigner_;  // built once from `options_.assigner`
   DetrTransformer transformer_{nullptr};
   torch::nn::Conv2d input_proj_{nullptr};
   torch::nn::Linear fc_cls_{nullptr};

@@ -108,6 +108,7 @@ class LcDeformableDetrHeadImpl : public torch::nn::Module {
   at::Tensor lanes_from_regression(const at::Tensor& regression, const at::Tensor& reference) const;
 
   LcDeformableDetrHeadOptions options_;
+  std::shared_ptr<const Assigner> assigner_;  // built once from `options_.assigner`
   PerceptionTransformer transformer_{nullptr};
   at::Tensor code_weights_;
   torch::nn::ModuleList cls_branches_{nullptr};
