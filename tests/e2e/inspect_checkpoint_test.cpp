@@ -2,7 +2,7 @@
 
 #include "support/run_command.h"
 #include "support/test_paths.h"
-#include "unit/util/pth_expectations.h"
+#include "unit/util/pth/pth_expectations.h"
 
 namespace olv2 {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "olv2/util/error.h"
 #include "olv2/util/pth/pth_file.h"
-#include "pth_expectations.h"
+#include "unit/util/pth/pth_expectations.h"
 
 namespace olv2 {
 namespace {
