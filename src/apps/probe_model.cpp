@@ -73,60 +73,63 @@ nlohmann::ordered_json assignment(const olv2::AssignResult& result) {
           {"pos_assigned_gt_inds", indices(result.pos_assigned_gt_inds)}};
 }
 
-// Baseline: the one decoder layer's matching of each head; test outputs as forward_test
-// returns them (boxes in raw front-image pixels).
-nlohmann::ordered_json probe_baseline(olv2::BaselineImpl& model, const olv2::Batch& batch,
-                                      bool train) {
-  nlohmann::ordered_json out;
-  if (train) {
-    const olv2::BaselineTrainOutputs result = model.forward_train_detailed(batch);
-    out["losses"] = losses_json(result.losses);
-    out["total_loss"] = olv2::total_loss(result.losses).item<double>();
-    out["assignments"] = {{"lc_head", assignment(result.lc_assign.at(0))},
-                          {"te_head", assignment(result.te_assign.at(0))}};
-  } else {
-    const torch::NoGradGuard no_grad;
-    const olv2::FrameTestOutputs r = model.forward_test(batch).at(0);
-    out["outputs"] = {{"pred_lc.lanes", nested(r.lc.lanes)},
-                      {"pred_lc.scores", nested(r.lc.scores)},
-                      {"pred_te.bboxes_labels", nested(r.te.boxes_labels)},
-                      {"pred_te.scores", nested(r.te.scores)},
-                      {"pred_topology_lclc", nested(r.lclc)},
-                      {"pred_topology_lcte", nested(r.lcte)}};
-  }
-  return out;
-}
+// How the original's probe of each detector names what it records.
+struct ProbeFormat {
+  std::string lane_head;  // the assignments' keys
+  std::string te_head;
+  bool every_layer;  // every decoder layer's matching, or the last one's
+  bool rescale;      // boxes in raw front-image pixels, or in the resized front image
+  std::array<std::string, 4> outputs;  // lanes, lane scores, boxes with labels, box scores
+  bool with_bev;                       // the BEV the next frame would receive, as `new_prev_bev`
+};
 
-nlohmann::ordered_json layer_assignments(
-    const std::vector<std::vector<olv2::AssignResult>>& layers) {
+// Baseline: forward_test's outputs (rescaled) and the one decoder layer's matchings.
+const ProbeFormat kBaselineFormat{
+    "lc_head",
+    "te_head",
+    false,
+    true,
+    {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
+    false};
+// BaselineLarge: simple_test's outputs (rescale=False) and every decoder layer's matchings.
+const ProbeFormat kBaselineLargeFormat{"pts_bbox_head",
+                                       "bbox_head",
+                                       true,
+                                       false,
+                                       {"pred_lc.0", "pred_lc.1", "pred_te.0", "pred_te.1"},
+                                       true};
+
+nlohmann::ordered_json assignments(const std::vector<std::vector<olv2::AssignResult>>& layers,
+                                   bool every_layer) {
+  if (!every_layer) return assignment(layers.back().at(0));
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& samples : layers) list.push_back(assignment(samples.at(0)));
   return list;
 }
 
-// BaselineLarge: every decoder layer's matching of each head; test outputs as the original's
-// simple_test returns them (rescale=False: boxes in the resized front image) and the BEV the
-// next frame would receive.
-nlohmann::ordered_json probe_baseline_large(olv2::BaselineLargeImpl& model,
-                                            const olv2::Batch& batch, bool train) {
+nlohmann::ordered_json probe_detector(olv2::TopologyDetectorImpl& model, const olv2::Batch& batch,
+                                      bool train, const ProbeFormat& format) {
   nlohmann::ordered_json out;
   if (train) {
-    const olv2::BaselineLargeTrainOutputs result = model.forward_train_detailed(batch);
+    const olv2::DetectorLosses result = model.losses(model.forward(batch), batch);
     out["losses"] = losses_json(result.losses);
     out["total_loss"] = olv2::total_loss(result.losses).item<double>();
-    out["assignments"] = {{"pts_bbox_head", layer_assignments(result.lc_assign)},
-                          {"bbox_head", layer_assignments(result.te_assign)}};
+    out["assignments"] = {
+        {format.lane_head, assignments(result.lane_assign, format.every_layer)},
+        {format.te_head, assignments(result.traffic_element_assign, format.every_layer)}};
   } else {
     const torch::NoGradGuard no_grad;
-    const olv2::BaselineLargeOutputs forward = model.simple_forward(batch);
-    const olv2::FrameTestOutputs r = model.decode(forward, batch, /*rescale=*/false).at(0);
-    out["outputs"] = {{"pred_lc.0", nested(r.lc.lanes)},
-                      {"pred_lc.1", nested(r.lc.scores)},
-                      {"pred_te.0", nested(r.te.boxes_labels)},
-                      {"pred_te.1", nested(r.te.scores)},
-                      {"new_prev_bev", nested(forward.bev_features)},
-                      {"pred_topology_lclc", nested(r.lclc)},
-                      {"pred_topology_lcte", nested(r.lcte)}};
+    const olv2::DetectorOutputs forward = model.forward(batch);
+    const olv2::FrameTestOutputs r = model.decode(forward, batch, format.rescale).at(0);
+    out["outputs"] = {{format.outputs[0], nested(r.lc.objects)},
+                      {format.outputs[1], nested(r.lc.scores)},
+                      {format.outputs[2], nested(r.te.objects)},
+                      {format.outputs[3], nested(r.te.scores)}};
+    // The original's flat [B, bev_h * bev_w, C].
+    if (format.with_bev)
+      out["outputs"]["new_prev_bev"] = nested(forward.bev_features.flatten(2).transpose(1, 2));
+    out["outputs"]["pred_topology_lclc"] = nested(r.lclc);
+    out["outputs"]["pred_topology_lcte"] = nested(r.lcte);
   }
   return out;
 }
@@ -155,9 +158,9 @@ nlohmann::ordered_json probe(const Arguments& args) {
     model->eval();
   }
   if (auto* baseline = dynamic_cast<olv2::BaselineImpl*>(model.get()))
-    return probe_baseline(*baseline, batch, train);
+    return probe_detector(*baseline, batch, train, kBaselineFormat);
   if (auto* large = dynamic_cast<olv2::BaselineLargeImpl*>(model.get()))
-    return probe_baseline_large(*large, batch, train);
+    return probe_detector(*large, batch, train, kBaselineLargeFormat);
   throw input_error(args.config.string() + ": probe_model knows Baseline and BaselineLarge");
 }
 

@@ -36,6 +36,12 @@ const Registry<AssignerOptions>& assigner_registry() {
   return registry;
 }
 
+Schema assigner_train_cfg_schema() {
+  Schema train_cfg = Schema::map();
+  train_cfg.required("assigner", assigner_registry().schema());
+  return train_cfg;
+}
+
 void require_assigned_objects(const AssignerOptions& assigner, AssignedObjects objects,
                               const ConfigNode& section) {
   if (assigner.objects() != objects) {

@@ -97,7 +97,7 @@ inline CustomDetrHeadOptions detr_head_options(const nlohmann::json& cfg) {
   const nlohmann::json& assigner = cfg.at("train_cfg").at("assigner");
   if (lane) {
     const std::vector<double> range = cfg.at("bev_range");
-    std::copy(range.begin(), range.end(), options.bev_range.begin());
+    std::copy(range.begin(), range.end(), options.lane_range.begin());
     auto lane_assigner = std::make_shared<LaneHungarianAssignerOptions>();
     lane_assigner->cls_cost = focal_cost_options(assigner.at("cls_cost"));
     lane_assigner->reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
@@ -133,12 +133,11 @@ inline TopologyHeadOptions topology_head_options(const nlohmann::json& cfg) {
 
 // The train-pass outputs of `head` ("lc_head" or "te_head") as the original recorded them (one
 // decoder layer).
-inline DetrHeadOutputs recorded_train_outputs(const TensorMap& intermediates,
-                                              const std::string& head) {
-  DetrHeadOutputs out;
+inline HeadOutputs recorded_train_outputs(const TensorMap& intermediates, const std::string& head) {
+  HeadOutputs out;
   out.cls_scores = at_key(intermediates, "train." + head + ".0.0");
   out.reg_preds = at_key(intermediates, "train." + head + ".1.0");
-  out.dec_features = at_key(intermediates, "train." + head + ".2.0");
+  out.query_states = at_key(intermediates, "train." + head + ".2.0");
   return out;
 }
 

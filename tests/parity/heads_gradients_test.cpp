@@ -51,11 +51,11 @@ TEST(HeadGradientParity, TeAndTopologyHeadGradientsEqualOriginal) {
   const at::Tensor front =
       neck.view({-1, num_cams, neck.size(1), neck.size(2), neck.size(3)}).select(1, 0);
 
-  const DetrHeadOutputs te = te_head->forward(front, geometry);
+  const HeadOutputs te = te_head->forward(front, geometry);
   const DetrHeadLosses te_losses =
       te_head->loss(te, {at_key(input, "gt_te")}, {at_key(input, "gt_te_labels")}, geometry);
   // The lane head's train-pass outputs, as recorded, give its assignment and decoder features.
-  DetrHeadOutputs lc;
+  HeadOutputs lc;
   lc.cls_scores = at_key(inter, "train.lc_head.0.0");
   lc.reg_preds = at_key(inter, "train.lc_head.1.0");
   const std::vector<AssignResult> lc_assign =
@@ -66,7 +66,7 @@ TEST(HeadGradientParity, TeAndTopologyHeadGradientsEqualOriginal) {
   at::Tensor total =
       lclc_head->loss(lclc_head->forward(lc_dec, lc_dec), lc_assign, lc_assign,
                       {at_key(input, "gt_topology_lclc")}) +
-      lcte_head->loss(lcte_head->forward(lc_dec, te.dec_features), lc_assign,
+      lcte_head->loss(lcte_head->forward(lc_dec, te.query_states), lc_assign,
                       te_losses.assign_results.back(), {at_key(input, "gt_topology_lcte")});
   for (const auto& [name, value] : te_losses.losses) total = total + value;
   total.backward();

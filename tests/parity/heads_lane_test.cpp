@@ -27,29 +27,30 @@ struct LaneFixture {
     test::load_module_state(*head, state, "lc_head.");
   }
 
-  DetrHeadOutputs train_outputs() const { return test::recorded_train_outputs(inter, "lc_head"); }
+  HeadOutputs train_outputs() const { return test::recorded_train_outputs(inter, "lc_head"); }
 };
 
 TEST(LaneHeadParity, ForwardFromBevFeatureMatchesTestPass) {
   LOAD_HEAD_FIXTURE(LaneFixture, f);
   torch::NoGradGuard no_grad;
   f.head->eval();
-  const DetrHeadOutputs out = f.head->forward(at_key(f.inter, "test.img_view_transformer"), {});
+  const HeadOutputs out = f.head->forward(at_key(f.inter, "test.img_view_transformer"), {});
   test::expect_close(out.cls_scores, at_key(f.inter, "test.lc_head.0.0"), "cls_scores");
-  test::expect_close(out.dec_features, at_key(f.inter, "test.lc_head.2.0"), "dec_features");
-  test::expect_close(out.dec_features, at_key(f.inter, "test.lc_head.transformer.0"),
+  test::expect_close(out.query_states, at_key(f.inter, "test.lc_head.2.0"), "dec_features");
+  test::expect_close(out.query_states, at_key(f.inter, "test.lc_head.transformer.0"),
                      "transformer.0");
-  test::expect_summaries_close(out.memory, f.inter, "test.lc_head.transformer.1");
+  test::expect_summaries_close(out.intermediates.at("memory"), f.inter,
+                               "test.lc_head.transformer.1");
   // Decoded lanes (the fixture's test regression tensor was decoded in place by the original).
-  const LaneDetections lanes = f.head->decode_lanes(out.cls_scores[-1][0], out.reg_preds[-1][0]);
-  test::expect_close(lanes.lanes, at_key(f.inter, "test.lc_head.1.0")[0][0], "decoded lanes");
-  test::expect_close(lanes.lanes, at_key(f.outputs, "pred_lc.lanes"), "pred_lc.lanes");
+  const Detections lanes = f.head->decode_lanes(out.cls_scores[-1][0], out.reg_preds[-1][0]);
+  test::expect_close(lanes.objects, at_key(f.inter, "test.lc_head.1.0")[0][0], "decoded lanes");
+  test::expect_close(lanes.objects, at_key(f.outputs, "pred_lc.lanes"), "pred_lc.lanes");
   test::expect_close(lanes.scores, at_key(f.outputs, "pred_lc.scores"), "pred_lc.scores");
 }
 
 TEST(LaneHeadParity, AssignmentEqualsOriginal) {
   LOAD_HEAD_FIXTURE(LaneFixture, f);
-  const DetrHeadOutputs out = f.train_outputs();
+  const HeadOutputs out = f.train_outputs();
   const AssignResult result =
       f.head->assign(out.cls_scores[-1][0], out.reg_preds[-1][0], at_key(f.input, "gt_lc"),
                      at_key(f.input, "gt_lc_labels"), {0, 0});

@@ -42,18 +42,19 @@ struct TeFixture {
     return neck.view({-1, num_cams, neck.size(1), neck.size(2), neck.size(3)}).select(1, 0);
   }
 
-  DetrHeadOutputs train_outputs() const { return test::recorded_train_outputs(inter, "te_head"); }
+  HeadOutputs train_outputs() const { return test::recorded_train_outputs(inter, "te_head"); }
 };
 
 void expect_forward_matches(TeFixture& f, const std::string& pass) {
-  const DetrHeadOutputs out = f.head->forward(f.front_feature(pass), f.geometry);
+  const HeadOutputs out = f.head->forward(f.front_feature(pass), f.geometry);
   const std::string key = pass + ".te_head.";
   test::expect_close(out.cls_scores, at_key(f.inter, key + "0.0"), key + "0.0");
   test::expect_close(out.reg_preds, at_key(f.inter, key + "1.0"), key + "1.0");
-  test::expect_close(out.dec_features, at_key(f.inter, key + "2.0"), key + "2.0");
-  test::expect_close(out.dec_features, at_key(f.inter, key + "transformer.0"),
+  test::expect_close(out.query_states, at_key(f.inter, key + "2.0"), key + "2.0");
+  test::expect_close(out.query_states, at_key(f.inter, key + "transformer.0"),
                      key + "transformer.0");
-  test::expect_close(out.memory, at_key(f.inter, key + "transformer.1"), key + "transformer.1");
+  test::expect_close(out.intermediates.at("memory"), at_key(f.inter, key + "transformer.1"),
+                     key + "transformer.1");
 }
 
 TEST(TeHeadParity, ForwardMatchesTrainPassWithoutDropout) {
@@ -69,20 +70,20 @@ TEST(TeHeadParity, ForwardAndDecodingMatchTestPass) {
   torch::NoGradGuard no_grad;
   f.head->eval();
   expect_forward_matches(f, "test");
-  const DetrHeadOutputs out = f.head->forward(f.front_feature("test"), f.geometry);
+  const HeadOutputs out = f.head->forward(f.front_feature("test"), f.geometry);
   const at::Tensor scale = at_key(f.input, "scale_factor")[0].to(torch::kDouble).contiguous();
   const std::vector<double> scale_factor(scale.data_ptr<double>(),
                                          scale.data_ptr<double>() + scale.numel());
-  const BoxDetections boxes = f.head->decode_boxes(out.cls_scores[-1][0], out.reg_preds[-1][0],
-                                                   f.geometry.img_shapes[0], scale_factor);
-  test::expect_close(boxes.boxes_labels, at_key(f.outputs, "pred_te.bboxes_labels"),
+  const Detections boxes = f.head->decode_boxes(out.cls_scores[-1][0], out.reg_preds[-1][0],
+                                                f.geometry.img_shapes[0], scale_factor);
+  test::expect_close(boxes.objects, at_key(f.outputs, "pred_te.bboxes_labels"),
                      "pred_te.bboxes_labels");
   test::expect_close(boxes.scores, at_key(f.outputs, "pred_te.scores"), "pred_te.scores");
 }
 
 TEST(TeHeadParity, AssignmentEqualsOriginal) {
   LOAD_HEAD_FIXTURE(TeFixture, f);
-  const DetrHeadOutputs out = f.train_outputs();
+  const HeadOutputs out = f.train_outputs();
   const AssignResult result =
       f.head->assign(out.cls_scores[-1][0], out.reg_preds[-1][0], at_key(f.input, "gt_te"),
                      at_key(f.input, "gt_te_labels"), f.geometry.img_shapes[0]);

@@ -18,18 +18,18 @@ LcDeformableDetrHead lc_loaded_head(const test::LargeLaneFixture& f) {
 }
 
 // The original's train pass: train mode with every dropout at 0.
-LcHeadOutputs lc_train_forward(const test::LargeLaneFixture& f, LcDeformableDetrHead& head) {
+HeadOutputs lc_train_forward(const test::LargeLaneFixture& f, LcDeformableDetrHead& head) {
   head->train();
   head->set_dropout(0.0);
   return head->forward(at_key(f.inter, "train.bev_constructor"));
 }
 
-void lc_expect_outputs(const LcHeadOutputs& out, const test::TensorMap& inter,
+void lc_expect_outputs(const HeadOutputs& out, const test::TensorMap& inter,
                        const std::string& pass) {
   const std::string prefix = pass + ".pts_bbox_head.";
-  test::expect_recorded(out.all_cls_scores, inter, prefix + "all_cls_scores");
-  test::expect_recorded(out.all_lanes_preds, inter, prefix + "all_lanes_preds");
-  test::expect_recorded(out.history_states, inter, prefix + "history_states");
+  test::expect_recorded(out.cls_scores, inter, prefix + "all_cls_scores");
+  test::expect_recorded(out.reg_preds, inter, prefix + "all_lanes_preds");
+  test::expect_recorded(out.query_states, inter, prefix + "history_states");
 }
 
 TEST(LargeLcHeadParity, ParameterNamesAndShapesEqualOriginal) {
@@ -50,10 +50,10 @@ TEST(LargeLcHeadParity, TestForwardAndDecodingMatchOriginal) {
   LcDeformableDetrHead head = lc_loaded_head(f);
   head->eval();
   torch::NoGradGuard no_grad;
-  const LcHeadOutputs out = head->forward(at_key(f.inter, "test.bev_constructor"));
+  const HeadOutputs out = head->forward(at_key(f.inter, "test.bev_constructor"));
   lc_expect_outputs(out, f.inter, "test");
-  const LaneDetections lanes = head->decode(out, 0);
-  test::expect_close(lanes.lanes, at_key(f.outputs, "pred_lc.0"), "pred_lc.0");
+  const Detections lanes = head->decode(out, 0, {}, {});
+  test::expect_close(lanes.objects, at_key(f.outputs, "pred_lc.0"), "pred_lc.0");
   test::expect_close(lanes.scores, at_key(f.outputs, "pred_lc.1"), "pred_lc.1");
 }
 
@@ -61,7 +61,7 @@ TEST(LargeLcHeadParity, LossesAndAssignmentsEqualOriginal) {
   LOAD_LARGE_LANE_FIXTURE(f);
   LcDeformableDetrHead head = lc_loaded_head(f);
   const DetrHeadLosses losses = head->loss(lc_train_forward(f, head), {at_key(f.input, "gt_lc")},
-                                           {at_key(f.input, "gt_lc_labels")});
+                                           {at_key(f.input, "gt_lc_labels")}, {});
   const std::vector<std::string> expected_order = {"loss_lane_cls", "loss_lane_reg",
                                                    "d0.loss_lane_cls", "d0.loss_lane_reg"};
   ASSERT_EQ(losses.losses.size(), expected_order.size());
@@ -86,7 +86,7 @@ TEST(LargeLcHeadGradients, EveryTrainableParameterGetsAFiniteGradient) {
   LOAD_LARGE_LANE_FIXTURE(f);
   LcDeformableDetrHead head = lc_loaded_head(f);
   const DetrHeadLosses losses = head->loss(lc_train_forward(f, head), {at_key(f.input, "gt_lc")},
-                                           {at_key(f.input, "gt_lc_labels")});
+                                           {at_key(f.input, "gt_lc_labels")}, {});
   at::Tensor total = torch::zeros({});
   for (const auto& [name, value] : losses.losses) total = total + value;
   total.backward();

@@ -21,11 +21,11 @@ class LargeModel : public ::testing::Test {
   }
 
   // A training step as the fixture ran it: train mode, dropout 0, backward of the total loss.
-  BaselineLargeTrainOutputs train_step(BaselineLargeImpl& model, double dropout = 0.0) {
+  DetectorLosses train_step(BaselineLargeImpl& model, double dropout = 0.0) {
     model.train();
     model.set_dropout(dropout);
     model.zero_grad();
-    BaselineLargeTrainOutputs out = model.forward_train_detailed(batch_);
+    DetectorLosses out = model.losses(model.forward(batch_), batch_);
     total_loss(out.losses).backward();
     return out;
   }
@@ -77,13 +77,13 @@ TEST_F(LargeModel, TheReducedConfigIsTheFixturesModelConfig) {
 
 TEST_F(LargeModel, LossesMatchingAndGradientsEqualTheOriginal) {
   auto model = large_fixture_model(fixture_.state);
-  const BaselineLargeTrainOutputs out = train_step(*model);
+  const DetectorLosses out = train_step(*model);
 
   expect_losses_as_recorded(out.losses, fixture_.dir / "baseline_large_losses.json");
-  ASSERT_EQ(out.lc_assign.size(), 2u);
-  ASSERT_EQ(out.te_assign.size(), 2u);
-  expect_assignments(out.lc_assign, "pts_bbox_head");
-  expect_assignments(out.te_assign, "bbox_head");
+  ASSERT_EQ(out.lane_assign.size(), 2u);
+  ASSERT_EQ(out.traffic_element_assign.size(), 2u);
+  expect_assignments(out.lane_assign, "pts_bbox_head");
+  expect_assignments(out.traffic_element_assign, "bbox_head");
 
   // Every recorded gradient sum is above the noise floor here, so all are compared.
   EXPECT_EQ(expect_gradients_as_recorded(*model, fixture_.losses),
@@ -95,20 +95,24 @@ TEST_F(LargeModel, TestOutputsAndIntermediatesEqualTheOriginal) {
   model->eval();
   torch::NoGradGuard no_grad;
   const TensorMap& f = fixture_.intermediates;
-  const BaselineLargeOutputs out = model->simple_forward(batch_);
-  expect_close(out.bev_features, at_key(f, "test.bev_constructor"), "bev_constructor");
-  expect_close(out.bev_features, at_key(fixture_.outputs, "new_prev_bev"), "new_prev_bev");
-  expect_close(out.lc.all_cls_scores, at_key(f, "test.pts_bbox_head.all_cls_scores"), "lc cls");
-  expect_close(out.lc.all_lanes_preds, at_key(f, "test.pts_bbox_head.all_lanes_preds"), "lc lanes");
-  expect_close(out.te.all_cls_scores, at_key(f, "test.bbox_head.all_cls_scores"), "te cls");
-  expect_close(out.te.all_bbox_preds, at_key(f, "test.bbox_head.all_bbox_preds"), "te boxes");
+  const DetectorOutputs out = model->forward(batch_);
+  // The constructor's flat [B, bev_h * bev_w, C] order, as the original returns it.
+  const at::Tensor bev = out.bev_features.flatten(2).transpose(1, 2);
+  expect_close(bev, at_key(f, "test.bev_constructor"), "bev_constructor");
+  expect_close(bev, at_key(fixture_.outputs, "new_prev_bev"), "new_prev_bev");
+  expect_close(out.lanes.cls_scores, at_key(f, "test.pts_bbox_head.all_cls_scores"), "lc cls");
+  expect_close(out.lanes.reg_preds, at_key(f, "test.pts_bbox_head.all_lanes_preds"), "lc lanes");
+  expect_close(out.traffic_elements.cls_scores, at_key(f, "test.bbox_head.all_cls_scores"),
+               "te cls");
+  expect_close(out.traffic_elements.reg_preds, at_key(f, "test.bbox_head.all_bbox_preds"),
+               "te boxes");
 
   const std::vector<FrameTestOutputs> outputs = model->decode(out, batch_, /*rescale=*/false);
   ASSERT_EQ(outputs.size(), 1u);
   const TensorMap& expected = fixture_.outputs;
-  expect_recorded(outputs[0].lc.lanes, expected, "pred_lc.0");
+  expect_recorded(outputs[0].lc.objects, expected, "pred_lc.0");
   expect_recorded(outputs[0].lc.scores, expected, "pred_lc.1");
-  expect_recorded(outputs[0].te.boxes_labels, expected, "pred_te.0");
+  expect_recorded(outputs[0].te.objects, expected, "pred_te.0");
   expect_recorded(outputs[0].te.scores, expected, "pred_te.1");
   expect_recorded(outputs[0].lclc, expected, "pred_topology_lclc");
   expect_recorded(outputs[0].lcte, expected, "pred_topology_lcte");
@@ -116,19 +120,19 @@ TEST_F(LargeModel, TestOutputsAndIntermediatesEqualTheOriginal) {
   // Evaluation rescales the boxes to the raw front image, as mmdet3d's test loop asks.
   const std::vector<FrameTestOutputs> rescaled = model->decode(out, batch_, /*rescale=*/true);
   const at::Tensor scale = at_key(fixture_.input, "scale_factor")[0];
-  expect_close(rescaled[0].te.boxes_labels.narrow(1, 0, 4),
+  expect_close(rescaled[0].te.objects.narrow(1, 0, 4),
                at_key(expected, "pred_te.0").narrow(1, 0, 4) / scale, "rescaled boxes");
 }
 
 TEST_F(LargeModel, CheckpointedStagesGiveIdenticalGradientsWithDropout) {
   auto plain = large_fixture_model(fixture_.state);
   torch::manual_seed(5);
-  const BaselineLargeTrainOutputs a = train_step(*plain, /*dropout=*/0.1);
+  const DetectorLosses a = train_step(*plain, /*dropout=*/0.1);
   BaselineLargeOptions options = BaselineLargeOptions::from_config(large_reduced_model_config());
   options.checkpoint = kBaselineLargeCheckpointableStages;
   auto checkpointed = large_fixture_model(fixture_.state, options);
   torch::manual_seed(5);
-  const BaselineLargeTrainOutputs b = train_step(*checkpointed, /*dropout=*/0.1);
+  const DetectorLosses b = train_step(*checkpointed, /*dropout=*/0.1);
   EXPECT_EQ(total_loss(a.losses).item<double>(), total_loss(b.losses).item<double>());
   const auto ours = checkpointed->named_parameters();
   int compared = 0;

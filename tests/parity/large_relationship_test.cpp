@@ -64,17 +64,17 @@ TEST(LargeRelationshipParity, LaneAndTopologyGradientSumsMatchOriginal) {
   RelationshipHead lclc = rel_loaded_head(f, "lclc_head");
   RelationshipHead lcte = rel_loaded_head(f, "lcte_head");
 
-  const LcHeadOutputs out = lane->forward(at_key(f.inter, "train.bev_constructor"));
+  const HeadOutputs out = lane->forward(at_key(f.inter, "train.bev_constructor"));
   const DetrHeadLosses lane_losses =
-      lane->loss(out, {at_key(f.input, "gt_lc")}, {at_key(f.input, "gt_lc_labels")});
+      lane->loss(out, {at_key(f.input, "gt_lc")}, {at_key(f.input, "gt_lc_labels")}, {});
   const std::vector<AssignResult>& lane_assign = lane_losses.assign_results.back();
   const std::vector<AssignResult> te_assign = {
       test::large_recorded_assignment(f.inter, "bbox_head", 1)};
-  at::Tensor total = lclc->loss(lclc->forward(out.history_states, out.history_states), lane_assign,
-                                lane_assign, {at_key(f.input, "gt_topology_lclc")}) +
-                     lcte->loss(lcte->forward(out.history_states,
-                                              at_key(f.inter, "train.bbox_head.history_states")),
-                                lane_assign, te_assign, {at_key(f.input, "gt_topology_lcte")});
+  at::Tensor total =
+      lclc->loss(lclc->forward(out.query_states, out.query_states), lane_assign, lane_assign,
+                 {at_key(f.input, "gt_topology_lclc")}) +
+      lcte->loss(lcte->forward(out.query_states, at_key(f.inter, "train.bbox_head.history_states")),
+                 lane_assign, te_assign, {at_key(f.input, "gt_topology_lcte")});
   for (const auto& [name, value] : lane_losses.losses) total = total + value;
   total.backward();
 

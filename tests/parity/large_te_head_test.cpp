@@ -97,7 +97,7 @@ struct LargeTeFixture {
     return levels;
   }
 
-  TeHeadOutputs train_forward() {
+  HeadOutputs train_forward() {
     head->train();
     head->set_dropout(0.0);
     return head->forward(front_levels("train"), geometry);
@@ -109,15 +109,15 @@ struct LargeTeFixture {
   LargeTeFixture f;                                              \
   ASSERT_NO_FATAL_FAILURE(f.load(dir_.parent_path()))
 
-void te_expect_outputs_match(const TeHeadOutputs& out, const test::TensorMap& inter,
+void te_expect_outputs_match(const HeadOutputs& out, const test::TensorMap& inter,
                              const std::string& pass) {
   const std::string key = pass + ".bbox_head.";
-  test::expect_recorded(out.inter_states, inter, key + "transformer.0");
-  test::expect_recorded(out.init_reference, inter, key + "transformer.1");
-  test::expect_recorded(out.inter_references, inter, key + "transformer.2");
-  test::expect_recorded(out.history_states, inter, key + "history_states");
-  test::expect_recorded(out.all_cls_scores, inter, key + "all_cls_scores");
-  test::expect_recorded(out.all_bbox_preds, inter, key + "all_bbox_preds");
+  test::expect_recorded(out.intermediates.at("inter_states"), inter, key + "transformer.0");
+  test::expect_recorded(out.intermediates.at("init_reference"), inter, key + "transformer.1");
+  test::expect_recorded(out.intermediates.at("inter_references"), inter, key + "transformer.2");
+  test::expect_recorded(out.query_states, inter, key + "history_states");
+  test::expect_recorded(out.cls_scores, inter, key + "all_cls_scores");
+  test::expect_recorded(out.reg_preds, inter, key + "all_bbox_preds");
 }
 
 TEST(LargeTeHeadParity, ParametersFollowTheOriginalStateDictOrder) {
@@ -144,17 +144,17 @@ TEST(LargeTeHeadParity, TestForwardAndDecodingMatch) {
   LOAD_LARGE_TE_FIXTURE(f);
   torch::NoGradGuard no_grad;
   f.head->eval();
-  const TeHeadOutputs out = f.head->forward(f.front_levels("test"), f.geometry);
+  const HeadOutputs out = f.head->forward(f.front_levels("test"), f.geometry);
   te_expect_outputs_match(out, f.inter, "test");
   // The fixture's simple_test ran with rescale=False: boxes in resized-image pixels.
-  const BoxDetections boxes = f.head->decode(out, 0, f.geometry.img_shapes[0], {});
-  test::expect_close(boxes.boxes_labels, at_key(f.outputs, "pred_te.0"), "pred_te.0");
+  const Detections boxes = f.head->decode(out, 0, f.geometry.img_shapes[0], {});
+  test::expect_close(boxes.objects, at_key(f.outputs, "pred_te.0"), "pred_te.0");
   test::expect_close(boxes.scores, at_key(f.outputs, "pred_te.1"), "pred_te.1");
 }
 
 TEST(LargeTeHeadParity, AssignmentsOfEveryLayerEqualOriginal) {
   LOAD_LARGE_TE_FIXTURE(f);
-  const TeHeadOutputs out = f.train_forward();
+  const HeadOutputs out = f.train_forward();
   const DetrHeadLosses losses =
       f.head->loss(out, {at_key(f.input, "gt_te")}, {at_key(f.input, "gt_te_labels")}, f.geometry);
   ASSERT_EQ(losses.assign_results.size(), 2u);
@@ -171,7 +171,7 @@ TEST(LargeTeHeadParity, AssignmentsOfEveryLayerEqualOriginal) {
 
 TEST(LargeTeHeadParity, LossesEqualOriginalInOrder) {
   LOAD_LARGE_TE_FIXTURE(f);
-  const TeHeadOutputs out = f.train_forward();
+  const HeadOutputs out = f.train_forward();
   const DetrHeadLosses losses =
       f.head->loss(out, {at_key(f.input, "gt_te")}, {at_key(f.input, "gt_te_labels")}, f.geometry);
   std::vector<std::string> expected_names;

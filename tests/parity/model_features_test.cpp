@@ -28,6 +28,10 @@ void expect_close_but_isolated(const at::Tensor& actual, const at::Tensor& refer
       << name << ": " << outside.sum().item<int64_t>() << " elements outside the tolerance";
 }
 
+CustomIpmViewTransformerImpl& ipm(const BaselineImpl& model) {
+  return dynamic_cast<CustomIpmViewTransformerImpl&>(*model.bev_constructor());
+}
+
 class ModelFeatures : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,8 +56,8 @@ class ModelFeatures : public ::testing::Test {
                  prefix + "img_neck");
 
     const auto& shape = batch_.metas[0].img_shape[0];
-    const at::Tensor bev = model_->img_view_transformer()->forward(
-        features, batch_.lidar2img.to(torch::kFloat), {shape[0], shape[1]});
+    const at::Tensor bev =
+        ipm(*model_).forward(features, batch_.lidar2img.to(torch::kFloat), {shape[0], shape[1]});
     const std::string key = prefix + "img_view_transformer";
     if (full_bev) {
       expect_close_but_isolated(bev, at_key(fixture_.intermediates, key), key, 1e-3);
@@ -83,7 +87,7 @@ TEST_F(ModelFeatures, GridBufferIsBuiltAsTheOriginal) {
   BaselineImpl fresh(fixture_model_options(fixture_.losses));
   const auto state = load_tensor_dict(fixture_.dir / "baseline_state_dict.pt");
   const at::Tensor saved = at_key(state, "img_view_transformer.bev_planes");
-  const at::Tensor ours = fresh.img_view_transformer()->bev_planes();
+  const at::Tensor ours = ipm(fresh).bev_planes();
 #if OLV2_TORCH_AT_LEAST(2, 0)
   // The fixture holds torch 1.13's linspace. Since 2.0 torch.linspace fills the second half
   // from the end point, which moves points by up to 2 float32 ulps of the range's end (measured:
@@ -118,12 +122,11 @@ TEST_F(ModelFeatures, IpmUnderBf16AutocastProjectsInFp32) {
                                   .front();
   const auto& shape = batch_.metas[0].img_shape[0];
   const at::Tensor lidar2img = batch_.lidar2img.to(torch::kFloat);
-  const at::Tensor fp32 =
-      model_->img_view_transformer()->forward(features, lidar2img, {shape[0], shape[1]});
+  const at::Tensor fp32 = ipm(*model_).forward(features, lidar2img, {shape[0], shape[1]});
   at::Tensor bf16;
   {
     const AutocastGuard autocast(c10::kCPU, AutocastState{true, c10::ScalarType::BFloat16});
-    bf16 = model_->img_view_transformer()->forward(features, lidar2img, {shape[0], shape[1]});
+    bf16 = ipm(*model_).forward(features, lidar2img, {shape[0], shape[1]});
   }
   ASSERT_TRUE(torch::isfinite(bf16).all().item<bool>());
   const double scale = fp32.abs().max().item<double>();

@@ -21,11 +21,11 @@ class ModelLosses : public ::testing::Test {
   }
 
   // A training step as the fixture ran it: train mode, dropout 0, backward of the total loss.
-  BaselineTrainOutputs train_step(BaselineImpl& model) {
+  DetectorLosses train_step(BaselineImpl& model) {
     model.train();
     model.set_dropout(0.0);
     model.zero_grad();
-    BaselineTrainOutputs out = model.forward_train_detailed(batch_);
+    DetectorLosses out = model.losses(model.forward(batch_), batch_);
     total_loss(out.losses).backward();
     return out;
   }
@@ -36,12 +36,12 @@ class ModelLosses : public ::testing::Test {
 
 TEST_F(ModelLosses, LossesGradientsAndMatchingEqualTheOriginal) {
   auto model = fixture_model(fixture_.losses, fixture_.state);
-  const BaselineTrainOutputs out = train_step(*model);
+  const DetectorLosses out = train_step(*model);
 
   expect_losses_as_recorded(out.losses, fixture_.dir / "baseline_losses.json");
-  expect_assignment_as_recorded(out.lc_assign[0], fixture_.intermediates,
+  expect_assignment_as_recorded(out.lane_assign.back()[0], fixture_.intermediates,
                                 "train.lc_head.assign_result.0.");
-  expect_assignment_as_recorded(out.te_assign[0], fixture_.intermediates,
+  expect_assignment_as_recorded(out.traffic_element_assign.back()[0], fixture_.intermediates,
                                 "train.te_head.assign_result.0.");
   EXPECT_GT(expect_gradients_as_recorded(*model, fixture_.losses), 0);
 
@@ -88,14 +88,14 @@ TEST_F(ModelLosses, TrainPassHeadOutputsEqualTheOriginal) {
   model->train();
   model->set_dropout(0.0);
   torch::NoGradGuard no_grad;
-  const BaselineOutputs out = model->simple_forward(batch_);
+  const DetectorOutputs out = model->forward(batch_);
   const TensorMap& f = fixture_.intermediates;
   expect_summaries_close(out.bev_features, f, "train.img_view_transformer");
-  expect_close(out.lc.cls_scores, at_key(f, "train.lc_head.0.0"), "lc cls");
-  expect_close(out.lc.reg_preds, at_key(f, "train.lc_head.1.0"), "lc reg");
-  expect_close(out.lc.dec_features, at_key(f, "train.lc_head.2.0"), "lc dec");
-  expect_close(out.te.cls_scores, at_key(f, "train.te_head.0.0"), "te cls");
-  expect_close(out.te.reg_preds, at_key(f, "train.te_head.1.0"), "te reg");
+  expect_close(out.lanes.cls_scores, at_key(f, "train.lc_head.0.0"), "lc cls");
+  expect_close(out.lanes.reg_preds, at_key(f, "train.lc_head.1.0"), "lc reg");
+  expect_close(out.lanes.query_states, at_key(f, "train.lc_head.2.0"), "lc dec");
+  expect_close(out.traffic_elements.cls_scores, at_key(f, "train.te_head.0.0"), "te cls");
+  expect_close(out.traffic_elements.reg_preds, at_key(f, "train.te_head.1.0"), "te reg");
   expect_close(out.lclc.select(0, out.lclc.size(0) - 1), at_key(f, "train.lclc_head.0"), "lclc");
   expect_close(out.lcte.select(0, out.lcte.size(0) - 1), at_key(f, "train.lcte_head.0"), "lcte");
 }
@@ -104,12 +104,13 @@ TEST_F(ModelLosses, TestOutputsEqualTheOriginal) {
   auto model = fixture_model(fixture_.losses, fixture_.state);
   model->eval();
   torch::NoGradGuard no_grad;
-  const std::vector<FrameTestOutputs> outputs = model->forward_test(batch_);
+  const std::vector<FrameTestOutputs> outputs =
+      model->decode(model->forward(batch_), batch_, /*rescale=*/true);
   ASSERT_EQ(outputs.size(), 1u);
   const TensorMap& expected = fixture_.outputs;
-  expect_recorded(outputs[0].lc.lanes, expected, "pred_lc.lanes");
+  expect_recorded(outputs[0].lc.objects, expected, "pred_lc.lanes");
   expect_recorded(outputs[0].lc.scores, expected, "pred_lc.scores");
-  expect_recorded(outputs[0].te.boxes_labels, expected, "pred_te.bboxes_labels");
+  expect_recorded(outputs[0].te.objects, expected, "pred_te.bboxes_labels");
   expect_recorded(outputs[0].te.scores, expected, "pred_te.scores");
   expect_recorded(outputs[0].lclc, expected, "pred_topology_lclc");
   expect_recorded(outputs[0].lcte, expected, "pred_topology_lcte");

@@ -44,6 +44,9 @@ struct AssignerOptions {
 // The assigners an `assigner.type` may name.
 const Registry<AssignerOptions>& assigner_registry();
 
+// A head's `train_cfg`: `{assigner: <any registered assigner>}`.
+Schema assigner_train_cfg_schema();
+
 // An input error naming `section` unless `assigner` matches `objects` ("lanes" or "boxes" in
 // the message).
 void require_assigned_objects(const AssignerOptions& assigner, AssignedObjects objects,

@@ -43,6 +43,12 @@ BevFormerConstructerOptions BevFormerConstructerOptions::from_config(const Confi
   return o;
 }
 
+std::shared_ptr<BevConstructorImpl> BevFormerConstructerOptions::build(bool checkpointed) const {
+  BevFormerConstructerOptions options = *this;
+  options.encoder.checkpoint_layers = checkpointed;
+  return std::make_shared<BevFormerConstructerImpl>(options);
+}
+
 BevFormerConstructerImpl::BevFormerConstructerImpl(const BevFormerConstructerOptions& options)
     : options_(options) {
   check_options();
@@ -174,6 +180,16 @@ at::Tensor BevFormerConstructerImpl::forward(const std::vector<at::Tensor>& mlvl
   const at::Tensor tokens = image_tokens(mlvl_feats, spatial_shapes);
   return encoder_->forward(queries, bev_pos, {bev_h, bev_w}, tokens, spatial_shapes, lidar2img,
                            img_hw);
+}
+
+at::Tensor BevFormerConstructerImpl::forward(const std::vector<at::Tensor>& levels,
+                                             const Batch& batch) {
+  if (levels.empty()) throw runtime_error("BEVFormerConstructer: no feature level");
+  const at::Tensor lidar2img = batch.lidar2img.to(levels[0].device(), torch::kFloat);
+  const at::Tensor can_bus = batch.can_bus.to(levels[0].device(), torch::kFloat);
+  const std::array<int64_t, 3>& shape = batch.metas.at(0).img_shape.at(0);
+  const at::Tensor flat = forward(levels, lidar2img, {shape[0], shape[1]}, can_bus);
+  return flat.transpose(1, 2).view({flat.size(0), flat.size(2), options_.bev_h, options_.bev_w});
 }
 
 }  // namespace olv2

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "olv2/config/section_readers.h"
+#include "olv2/models/activation_checkpoint.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 
@@ -30,6 +31,13 @@ CustomIpmViewTransformerOptions CustomIpmViewTransformerOptions::from_config(
   o.zbound = fixed_numbers<3>(section.at("zbound"));
   o.out_channels = section.at("out_channels").as_int();
   return o;
+}
+
+std::shared_ptr<BevConstructorImpl> CustomIpmViewTransformerOptions::build(
+    bool checkpointed) const {
+  CustomIpmViewTransformerOptions options = *this;
+  options.checkpointed = checkpointed;
+  return std::make_shared<CustomIpmViewTransformerImpl>(options);
 }
 namespace {
 
@@ -172,6 +180,24 @@ at::Tensor CustomIpmViewTransformerImpl::forward(const at::Tensor& cam_feat,
   // Channel-major merge: input channel c * levels + level.
   const at::Tensor merged = torch::cat({averaged, coords}, 1).flatten(1, 2);
   return outconvs_(merged);
+}
+
+at::Tensor CustomIpmViewTransformerImpl::forward(const std::vector<at::Tensor>& levels,
+                                                 const Batch& batch) {
+  if (levels.size() != 1) {
+    throw input_error(
+        "model.img_neck: the view transformer takes one feature level, the neck gives " +
+        std::to_string(levels.size()));
+  }
+  const at::Tensor cam_feat = levels.front().flatten(0, 1);
+  const at::Tensor ego2cam = batch.lidar2img.to(cam_feat.device(), torch::kFloat);
+  const std::array<int64_t, 3>& shape = batch.metas.at(0).img_shape.at(0);
+  const std::pair<int64_t, int64_t> img_hw{shape[0], shape[1]};
+  if (!(options_.checkpointed && is_training() && torch::GradMode::is_enabled())) {
+    return forward(cam_feat, ego2cam, img_hw);
+  }
+  auto body = [this, ego2cam, img_hw](const at::Tensor& f) { return forward(f, ego2cam, img_hw); };
+  return checkpoint(body, cam_feat, parameters());
 }
 
 }  // namespace olv2

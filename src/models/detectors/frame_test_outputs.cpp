@@ -41,7 +41,7 @@ std::vector<FramePrediction> frame_predictions(const Batch& batch,
     prediction.frame.timestamp = batch.metas[b].sample_idx;
 
     const at::Tensor control =
-        r.lc.lanes.detach().to(torch::kCPU, torch::kFloat).view({r.lc.lanes.size(0), -1, 3});
+        r.lc.objects.detach().to(torch::kCPU, torch::kFloat).view({r.lc.objects.size(0), -1, 3});
     const at::Tensor points =
         torch::matmul(bernstein_weights(control.size(1)), control).contiguous();
     const at::Tensor lane_scores = r.lc.scores.detach().to(torch::kCPU, torch::kFloat).contiguous();
@@ -54,7 +54,7 @@ std::vector<FramePrediction> frame_predictions(const Batch& batch,
       lane.confidence = lane_scores[i][0].item<float>();
       prediction.lanes.push_back(std::move(lane));
     }
-    const at::Tensor boxes = r.te.boxes_labels.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    const at::Tensor boxes = r.te.objects.detach().to(torch::kCPU, torch::kFloat).contiguous();
     const at::Tensor box_scores = r.te.scores.detach().to(torch::kCPU, torch::kFloat).contiguous();
     for (int64_t i = 0; i < boxes.size(0); ++i) {
       const at::Tensor box = boxes[i];

@@ -11,8 +11,6 @@
 namespace olv2 {
 
 Schema CustomDetrHeadOptions::schema() {
-  Schema train_cfg = Schema::map();
-  train_cfg.required("assigner", assigner_registry().schema());
   Schema schema = typed_schema("CustomDETRHead");
   schema.required("num_classes", Schema::integer())
       .required("in_channels", Schema::integer())
@@ -25,7 +23,7 @@ Schema CustomDetrHeadOptions::schema() {
       .optional("num_heads", Schema::integer())
       .optional("dropout", ratio_schema())
       .optional("ffn_dropout", ratio_schema())
-      .required("train_cfg", train_cfg)
+      .required("train_cfg", assigner_train_cfg_schema())
       .optional("test_cfg", Schema::open_map().nullable())
       .optional("bev_range", numbers_schema());
   declare_detr_loss_keys(schema);
@@ -59,13 +57,23 @@ CustomDetrHeadOptions CustomDetrHeadOptions::from_config(const ConfigNode& secti
   if (lane) {
     const ConfigNode* range = section.find("bev_range");
     if (range == nullptr) throw input_error(section.where() + ": a lane head needs `bev_range`");
-    o.bev_range = fixed_numbers<6>(*range);
+    o.lane_range = fixed_numbers<6>(*range);
   }
   o.assigner = assigner_registry().read(assigner);
   require_assigned_objects(*o.assigner, lane ? AssignedObjects::kLanes : AssignedObjects::kBoxes,
                            assigner);
   return o;
 }
+
+std::shared_ptr<ObjectHeadImpl> CustomDetrHeadOptions::build() const {
+  return std::make_shared<CustomDetrHeadImpl>(*this);
+}
+
+std::optional<BevRange> CustomDetrHeadOptions::bev_range() const {
+  if (object_type == DetrObjectType::kBox) return std::nullopt;
+  return lane_range;
+}
+
 namespace {
 
 DetrTransformerOptions transformer_options(const CustomDetrHeadOptions& head) {
@@ -154,8 +162,16 @@ at::Tensor CustomDetrHeadImpl::padding_mask(const at::Tensor& x,
       .squeeze(1);
 }
 
-DetrHeadOutputs CustomDetrHeadImpl::forward(const at::Tensor& x,
-                                            const DetrImageGeometry& geometry) {
+HeadOutputs CustomDetrHeadImpl::forward(const std::vector<at::Tensor>& levels,
+                                        const DetrImageGeometry& geometry) {
+  if (levels.size() != 1) {
+    throw input_error("CustomDETRHead: the head takes one feature level, it was given " +
+                      std::to_string(levels.size()) + " (the neck's num_outs)");
+  }
+  return forward(levels.front(), geometry);
+}
+
+HeadOutputs CustomDetrHeadImpl::forward(const at::Tensor& x, const DetrImageGeometry& geometry) {
   const at::Tensor mask = padding_mask(x, geometry);  // [B, H, W], true = padded
   const at::Tensor projected = input_proj_(x);
   SinePositionalEncodingOptions pos_options;
@@ -163,11 +179,11 @@ DetrHeadOutputs CustomDetrHeadImpl::forward(const at::Tensor& x,
   pos_options.normalize = true;
   const at::Tensor pos = sine_positional_encoding(mask, pos_options);
   auto [dec, memory] = transformer_(projected, mask, query_embedding_->weight, pos);
-  DetrHeadOutputs outputs;
+  HeadOutputs outputs;
   outputs.cls_scores = fc_cls_(dec);
   outputs.reg_preds = fc_reg_(torch::relu(reg_ffn_(dec))).sigmoid();
-  outputs.dec_features = dec;
-  outputs.memory = memory;
+  outputs.query_states = dec;
+  outputs.intermediates["memory"] = memory;
   return outputs;
 }
 

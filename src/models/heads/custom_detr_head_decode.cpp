@@ -8,18 +8,27 @@
 
 namespace olv2 {
 
-LaneDetections CustomDetrHeadImpl::decode_lanes(const at::Tensor& cls_scores,
-                                                const at::Tensor& reg_preds) const {
-  LaneDetections detections;
+Detections CustomDetrHeadImpl::decode(const HeadOutputs& outputs, int64_t sample,
+                                      std::pair<int64_t, int64_t> img_shape,
+                                      const std::vector<double>& scale_factor) const {
+  const at::Tensor cls_scores = outputs.cls_scores[-1][sample];
+  const at::Tensor reg_preds = outputs.reg_preds[-1][sample];
+  if (options_.object_type == DetrObjectType::kLane) return decode_lanes(cls_scores, reg_preds);
+  return decode_boxes(cls_scores, reg_preds, img_shape, scale_factor);
+}
+
+Detections CustomDetrHeadImpl::decode_lanes(const at::Tensor& cls_scores,
+                                            const at::Tensor& reg_preds) const {
+  Detections detections;
   detections.scores = cls_scores.sigmoid();
-  detections.lanes = denormalize_lane_points(reg_preds, options_.bev_range);
+  detections.objects = denormalize_lane_points(reg_preds, options_.lane_range);
   return detections;
 }
 
-BoxDetections CustomDetrHeadImpl::decode_boxes(const at::Tensor& cls_scores,
-                                               const at::Tensor& reg_preds,
-                                               std::pair<int64_t, int64_t> img_shape,
-                                               const std::vector<double>& scale_factor) const {
+Detections CustomDetrHeadImpl::decode_boxes(const at::Tensor& cls_scores,
+                                            const at::Tensor& reg_preds,
+                                            std::pair<int64_t, int64_t> img_shape,
+                                            const std::vector<double>& scale_factor) const {
   const auto [scores, labels] = cls_scores.sigmoid().max(-1);
   const double img_h = static_cast<double>(img_shape.first);
   const double img_w = static_cast<double>(img_shape.second);
@@ -35,9 +44,9 @@ BoxDetections CustomDetrHeadImpl::decode_boxes(const at::Tensor& cls_scores,
     }
     boxes = boxes / torch::tensor(scale_factor, boxes.options());
   }
-  BoxDetections detections;
+  Detections detections;
   detections.scores = scores;
-  detections.boxes_labels = torch::cat({boxes, labels.unsqueeze(1).to(boxes.scalar_type())}, -1);
+  detections.objects = torch::cat({boxes, labels.unsqueeze(1).to(boxes.scalar_type())}, -1);
   return detections;
 }
 

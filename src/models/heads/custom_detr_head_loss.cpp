@@ -67,7 +67,7 @@ SampleTargets sample_targets(const CustomDetrHeadImpl& head, const at::Tensor& c
   const at::Tensor pos_gt = gt.index_select(0, pos_gt_inds);
   at::Tensor pos_targets;
   if (options.object_type == DetrObjectType::kLane) {
-    pos_targets = normalize_lane_points(pos_gt, options.bev_range);
+    pos_targets = normalize_lane_points(pos_gt, options.lane_range);
   } else {
     const auto [img_h, img_w] = img_shape;
     const at::Tensor factor =
@@ -136,7 +136,7 @@ LayerLosses layer_losses(const CustomDetrHeadImpl& head, const at::Tensor& cls_s
 
 }  // namespace
 
-DetrHeadLosses CustomDetrHeadImpl::loss(const DetrHeadOutputs& outputs,
+DetrHeadLosses CustomDetrHeadImpl::loss(const HeadOutputs& outputs,
                                         const std::vector<at::Tensor>& gt_objects,
                                         const std::vector<at::Tensor>& gt_labels,
                                         const DetrImageGeometry& geometry,

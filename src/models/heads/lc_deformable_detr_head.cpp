@@ -38,13 +38,13 @@ Schema LcDeformableDetrHeadOptions::schema() {
       .required("code_size", Schema::integer())
       .optional("code_weights", numbers_schema())
       .required("pc_range", numbers_schema())
-      .required("transformer", transformer);
+      .required("transformer", transformer)
+      .optional("train_cfg", assigner_train_cfg_schema());
   declare_detr_loss_keys(schema);
   return schema;
 }
 
-LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const ConfigNode& section,
-                                                                     const ConfigNode& assigner) {
+LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const ConfigNode& section) {
   LcDeformableDetrHeadOptions o;
   o.num_query = section.at("num_query").as_int();
   o.num_classes = section.at("num_classes").as_int();
@@ -92,10 +92,18 @@ LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const Confi
 
   o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
   o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
-  o.assigner = assigner_registry().read(assigner);
-  require_assigned_objects(*o.assigner, AssignedObjects::kLanes, assigner);
+  if (const ConfigNode* train_cfg = section.find("train_cfg")) {
+    const ConfigNode& assigner = train_cfg->at("assigner");
+    o.assigner = assigner_registry().read(assigner);
+    require_assigned_objects(*o.assigner, AssignedObjects::kLanes, assigner);
+  }
   return o;
 }
+
+std::shared_ptr<ObjectHeadImpl> LcDeformableDetrHeadOptions::build() const {
+  return std::make_shared<LcDeformableDetrHeadImpl>(*this);
+}
+
 namespace {
 
 void check_options(const LcDeformableDetrHeadOptions& options) {
@@ -217,7 +225,19 @@ at::Tensor LcDeformableDetrHeadImpl::lanes_from_regression(const at::Tensor& reg
   return (normalized * size + low).flatten(-2);
 }
 
-LcHeadOutputs LcDeformableDetrHeadImpl::forward(const at::Tensor& bev_feats) {
+HeadOutputs LcDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& levels,
+                                              const DetrImageGeometry& /*geometry*/) {
+  if (levels.size() != 1 || levels[0].dim() != 4 || levels[0].size(2) != options_.bev_h ||
+      levels[0].size(3) != options_.bev_w) {
+    throw input_error("LCDeformableDETRHead: expected one BEV level [B, C, " +
+                      std::to_string(options_.bev_h) + ", " + std::to_string(options_.bev_w) +
+                      "] (bev_h, bev_w)");
+  }
+  // Back to the BEV constructor's [B, bev_h * bev_w, C] order; a view, not a copy, of its output.
+  return forward(levels[0].flatten(2).transpose(1, 2));
+}
+
+HeadOutputs LcDeformableDetrHeadImpl::forward(const at::Tensor& bev_feats) {
   const LaneTransformerOutputs decoded =
       transformer_->forward(bev_feats, query_embedding_->weight, options_.bev_h, options_.bev_w);
   const at::Tensor reference = inverse_sigmoid(decoded.init_reference);  // [B, Q, 3]
@@ -228,19 +248,19 @@ LcHeadOutputs LcDeformableDetrHeadImpl::forward(const at::Tensor& bev_feats) {
     lanes.push_back(lanes_from_regression(
         run_branch(*reg_branches_[l]->as<torch::nn::ModuleList>(), states), reference));
   }
-  LcHeadOutputs out;
-  out.all_cls_scores = torch::stack(classes);
-  out.all_lanes_preds = torch::stack(lanes);
-  out.history_states = decoded.inter_states;
+  HeadOutputs out;
+  out.cls_scores = torch::stack(classes);
+  out.reg_preds = torch::stack(lanes);
+  out.query_states = decoded.inter_states;
   return out;
 }
 
-LaneDetections LcDeformableDetrHeadImpl::decode(const LcHeadOutputs& outputs,
-                                                int64_t sample) const {
-  const int64_t last = outputs.all_cls_scores.size(0) - 1;
-  LaneDetections detections;
-  detections.lanes = outputs.all_lanes_preds[last][sample];
-  detections.scores = outputs.all_cls_scores[last][sample].sigmoid();
+Detections LcDeformableDetrHeadImpl::decode(const HeadOutputs& outputs, int64_t sample,
+                                            std::pair<int64_t, int64_t> /*img_shape*/,
+                                            const std::vector<double>& /*scale_factor*/) const {
+  Detections detections;
+  detections.objects = outputs.reg_preds[-1][sample];
+  detections.scores = outputs.cls_scores[-1][sample].sigmoid();
   return detections;
 }
 

@@ -103,12 +103,12 @@ AssignResult LcDeformableDetrHeadImpl::assign(const at::Tensor& cls_scores,
 }
 
 DetrHeadLosses LcDeformableDetrHeadImpl::loss(
-    const LcHeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
-    const std::vector<at::Tensor>& gt_labels,
+    const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
+    const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& /*geometry*/,
     const std::function<double(double)>& reduce_mean) const {
   // Losses in float32, as the original's `force_fp32`.
-  const at::Tensor cls_scores = outputs.all_cls_scores.to(torch::kFloat);
-  const at::Tensor lanes_preds = outputs.all_lanes_preds.to(torch::kFloat);
+  const at::Tensor cls_scores = outputs.cls_scores.to(torch::kFloat);
+  const at::Tensor lanes_preds = outputs.reg_preds.to(torch::kFloat);
   const int64_t num_layers = cls_scores.size(0);
   const int64_t batch = cls_scores.size(1);
   if (static_cast<int64_t>(gt_lanes.size()) != batch ||

@@ -25,6 +25,14 @@ RelationshipHeadOptions RelationshipHeadOptions::from_config(const ConfigNode& s
     o.loss_rel = FocalLossOptions::from_config(*loss);
   return o;
 }
+
+std::shared_ptr<RelationHeadImpl> RelationshipHeadOptions::build() const {
+  return std::make_shared<RelationshipHeadImpl>(*this);
+}
+
+at::Tensor RelationshipHeadImpl::probabilities(const at::Tensor& logits) const {
+  return logits.sigmoid().squeeze(-1);
+}
 namespace {
 
 constexpr int64_t kEmbeddingChannels = 128;

@@ -41,13 +41,13 @@ Schema TeDeformableDetrHeadOptions::schema() {
       .optional("as_two_stage", Schema::boolean())
       .required("transformer", transformer)
       .required("positional_encoding", SinePositionalEncodingOptions::schema())
-      .optional("test_cfg", test_cfg.nullable());
+      .optional("test_cfg", test_cfg.nullable())
+      .optional("train_cfg", assigner_train_cfg_schema());
   declare_detr_loss_keys(schema);
   return schema;
 }
 
-TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const ConfigNode& section,
-                                                                     const ConfigNode& assigner) {
+TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const ConfigNode& section) {
   TeDeformableDetrHeadOptions o;
   o.num_query = section.at("num_query").as_int();
   o.num_classes = section.at("num_classes").as_int();
@@ -107,10 +107,18 @@ TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const Confi
   o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
   o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
   o.loss_iou_weight = loss_weight_from_config(section, "loss_iou", o.loss_iou_weight);
-  o.assigner = assigner_registry().read(assigner);
-  require_assigned_objects(*o.assigner, AssignedObjects::kBoxes, assigner);
+  if (const ConfigNode* train_cfg = section.find("train_cfg")) {
+    const ConfigNode& assigner = train_cfg->at("assigner");
+    o.assigner = assigner_registry().read(assigner);
+    require_assigned_objects(*o.assigner, AssignedObjects::kBoxes, assigner);
+  }
   return o;
 }
+
+std::shared_ptr<ObjectHeadImpl> TeDeformableDetrHeadOptions::build() const {
+  return std::make_shared<TeDeformableDetrHeadImpl>(*this);
+}
+
 namespace {
 
 DeformableDetrTransformerOptions te_transformer_options(const TeDeformableDetrHeadOptions& head) {
@@ -239,8 +247,8 @@ std::vector<at::Tensor> TeDeformableDetrHeadImpl::level_masks(
   return masks;
 }
 
-TeHeadOutputs TeDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& mlvl_feats,
-                                                const DetrImageGeometry& geometry) {
+HeadOutputs TeDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& mlvl_feats,
+                                              const DetrImageGeometry& geometry) {
   const std::vector<at::Tensor> masks = level_masks(mlvl_feats, geometry);
   std::vector<at::Tensor> pos;
   for (const at::Tensor& mask : masks) {
@@ -253,16 +261,16 @@ TeHeadOutputs TeDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& m
   const DeformableDetrTransformerOutputs decoded =
       transformer_(mlvl_feats, masks, query_embedding_->weight, pos, refine);
 
-  TeHeadOutputs out;
-  out.inter_states = decoded.inter_states;
-  out.init_reference = decoded.init_reference;
-  out.inter_references = decoded.inter_references;
-  out.history_states = decoded.inter_states.permute({0, 2, 1, 3});
+  HeadOutputs out;
+  out.intermediates["inter_states"] = decoded.inter_states;
+  out.intermediates["init_reference"] = decoded.init_reference;
+  out.intermediates["inter_references"] = decoded.inter_references;
+  out.query_states = decoded.inter_states.permute({0, 2, 1, 3});
   std::vector<at::Tensor> classes, boxes;
-  for (int64_t l = 0; l < out.history_states.size(0); ++l) {
-    const at::Tensor states = out.history_states[l];
+  for (int64_t l = 0; l < out.query_states.size(0); ++l) {
+    const at::Tensor states = out.query_states[l];
     const at::Tensor reference =
-        inverse_sigmoid(l == 0 ? out.init_reference : out.inter_references[l - 1]);
+        inverse_sigmoid(l == 0 ? decoded.init_reference : decoded.inter_references[l - 1]);
     const at::Tensor delta = regress(l, states).to(torch::kFloat);
     // Boxes in fp32 under autocast, like the references. The initial reference is a point: only
     // the centre gets it.
@@ -273,8 +281,8 @@ TeHeadOutputs TeDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& m
     classes.push_back(cls_branches_[l]->as<torch::nn::Linear>()->forward(states));
     boxes.push_back(logits.sigmoid());
   }
-  out.all_cls_scores = torch::stack(classes);
-  out.all_bbox_preds = torch::stack(boxes);
+  out.cls_scores = torch::stack(classes);
+  out.reg_preds = torch::stack(boxes);
   return out;
 }
 

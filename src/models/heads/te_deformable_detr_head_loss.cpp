@@ -110,12 +110,12 @@ TeLayerLosses te_layer_losses(const TeDeformableDetrHeadOptions& options,
 }  // namespace
 
 DetrHeadLosses TeDeformableDetrHeadImpl::loss(
-    const TeHeadOutputs& outputs, const std::vector<at::Tensor>& gt_boxes,
+    const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_boxes,
     const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
     const std::function<double(double)>& reduce_mean) const {
   // The original computes its losses in fp32 (`force_fp32`).
-  const at::Tensor all_cls_scores = outputs.all_cls_scores.to(torch::kFloat);
-  const at::Tensor all_bbox_preds = outputs.all_bbox_preds.to(torch::kFloat);
+  const at::Tensor all_cls_scores = outputs.cls_scores.to(torch::kFloat);
+  const at::Tensor all_bbox_preds = outputs.reg_preds.to(torch::kFloat);
   const int64_t num_layers = all_cls_scores.size(0);
   const int64_t batch = all_cls_scores.size(1);
   if (static_cast<int64_t>(gt_boxes.size()) != batch ||

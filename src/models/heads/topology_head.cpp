@@ -27,6 +27,14 @@ TopologyHeadOptions TopologyHeadOptions::from_config(const ConfigNode& section) 
   return o;
 }
 
+std::shared_ptr<RelationHeadImpl> TopologyHeadOptions::build() const {
+  return std::make_shared<TopologyHeadImpl>(*this);
+}
+
+at::Tensor TopologyHeadImpl::probabilities(const at::Tensor& probs) const {
+  return probs[-1].squeeze(-1);
+}
+
 TopologyHeadImpl::TopologyHeadImpl(const TopologyHeadOptions& options) : options_(options) {
   mlp_ = register_module("mlp", Mlp(options.in_channels, options.hidden_channels,
                                     options.out_channels, options.num_layers));

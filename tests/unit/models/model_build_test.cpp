@@ -38,8 +38,9 @@ TEST(ModelBuild, TheShippedConfigBuildsABaseline) {
   ASSERT_NE(baseline, nullptr);
   const auto& backbone = dynamic_cast<const ResNetOptions&>(*baseline->options().img_backbone);
   EXPECT_EQ(backbone.depth, model.at("img_backbone").at("depth").as_int());
-  EXPECT_EQ(baseline->options().lc_head.num_query, model.at("lc_head").at("num_query").as_int());
-  EXPECT_EQ(baseline->options().te_head.object_type, DetrObjectType::kBox);
+  const auto& lc_head = dynamic_cast<const CustomDetrHeadOptions&>(*baseline->options().lc_head);
+  EXPECT_EQ(lc_head.num_query, model.at("lc_head").at("num_query").as_int());
+  EXPECT_EQ(baseline->options().te_head->objects(), AssignedObjects::kBoxes);
 }
 
 // The BEV range pictures are drawn over comes from the model's own options.

@@ -8,11 +8,13 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/models/bev/bev_constructor.h"
 #include "olv2/models/bev/bevformer_encoder.h"
 #include "olv2/models/layers/learned_positional_encoding.h"
 
@@ -20,7 +22,7 @@ namespace olv2 {
 
 // Defaults: the full baseline_large config. The nested options repeat embed_dims, the camera
 // count and the level count as the original's config does; the constructor checks they agree.
-struct BevFormerConstructerOptions {
+struct BevFormerConstructerOptions : BevConstructorOptions {
   int64_t embed_dims = 256;
   int64_t num_feature_levels = 4;
   int64_t num_cams = 7;
@@ -36,6 +38,9 @@ struct BevFormerConstructerOptions {
   // rotate_center are accepted: only the path without a previous BEV runs).
   static Schema schema();
   static BevFormerConstructerOptions from_config(const ConfigNode& section);
+  // Checkpointed: each encoder layer a segment, since one segment for the whole stage would
+  // rebuild every layer's graph at once in backward, the peak it is meant to avoid.
+  std::shared_ptr<BevConstructorImpl> build(bool checkpointed) const override;
 };
 
 // OpenLane-V2's `BEVFormerConstructer`: learned BEV queries plus an MLP embedding of the
@@ -45,7 +50,7 @@ struct BevFormerConstructerOptions {
 // runs (spec §2.2), so the BEV shift and rotation from the ego motion are not computed.
 // Parameters `level_embeds`, `cams_embeds`, `encoder.*`, `positional_encoding.*`,
 // `bev_embedding.weight`, `can_bus_mlp.{0,2,norm}.*`.
-class BevFormerConstructerImpl : public torch::nn::Module {
+class BevFormerConstructerImpl : public BevConstructorImpl {
  public:
   explicit BevFormerConstructerImpl(const BevFormerConstructerOptions& options);
 
@@ -55,8 +60,11 @@ class BevFormerConstructerImpl : public torch::nn::Module {
   // flat index row * bev_w + column.
   at::Tensor forward(const std::vector<at::Tensor>& mlvl_feats, const at::Tensor& lidar2img,
                      std::pair<int64_t, int64_t> img_hw, const at::Tensor& can_bus);
+  // The same from the batch's lidar2img and can_bus and sample 0's front-camera image size, as
+  // the original, returned as [B, C, bev_h, bev_w] (a view of the flat output).
+  at::Tensor forward(const std::vector<at::Tensor>& levels, const Batch& batch) override;
 
-  void set_dropout(double p) { encoder_->set_dropout(p); }
+  void set_dropout(double p) override { encoder_->set_dropout(p); }
   // The original's init_weights: Xavier-uniform on every tensor of two or more dimensions, then
   // the deformable attentions' own init, then level and camera embeddings ~ N(0, 1).
   void reset_parameters();

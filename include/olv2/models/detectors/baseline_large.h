@@ -1,20 +1,23 @@
 #pragma once
-#include <ATen/core/Tensor.h>
+// OpenLane-V2's `BaselineLarge` detector: its parts and its losses.
 #include <torch/nn/pimpl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "olv2/assign/assign_result.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/models/backbones/backbone.h"
 #include "olv2/models/backbones/resnet.h"
+#include "olv2/models/bev/bev_constructor.h"
 #include "olv2/models/bev/bevformer_constructer.h"
 #include "olv2/models/detectors/detector.h"
-#include "olv2/models/detectors/frame_test_outputs.h"
+#include "olv2/models/detectors/topology_detector.h"
 #include "olv2/models/heads/lc_deformable_detr_head.h"
+#include "olv2/models/heads/object_head.h"
+#include "olv2/models/heads/relation_head.h"
 #include "olv2/models/heads/relationship_head.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
 #include "olv2/models/necks/fpn.h"
@@ -22,28 +25,35 @@
 
 namespace olv2 {
 
+// Defaults: the original's parts (the full config's sizes, see each option struct).
 struct BaselineLargeOptions : DetectorOptions {
   std::shared_ptr<const BackboneOptions> img_backbone = std::make_shared<ResNetOptions>();
   // Levels of the BEV constructor's num_feature_levels.
   std::shared_ptr<const NeckOptions> img_neck = std::make_shared<FpnOptions>();
-  BevFormerConstructerOptions bev_constructor;
-  TeDeformableDetrHeadOptions bbox_head;
-  LcDeformableDetrHeadOptions pts_bbox_head;
-  RelationshipHeadOptions lclc_head;
-  RelationshipHeadOptions lcte_head;
+  std::shared_ptr<const BevConstructorOptions> bev_constructor =
+      std::make_shared<BevFormerConstructerOptions>();
+  std::shared_ptr<const ObjectHeadOptions> bbox_head =
+      std::make_shared<TeDeformableDetrHeadOptions>();
+  std::shared_ptr<const ObjectHeadOptions> pts_bbox_head =
+      std::make_shared<LcDeformableDetrHeadOptions>();
+  std::shared_ptr<const RelationHeadOptions> lclc_head =
+      std::make_shared<RelationshipHeadOptions>();
+  std::shared_ptr<const RelationHeadOptions> lcte_head =
+      std::make_shared<RelationshipHeadOptions>();
   // Stages recomputed in backward (activation checkpointing): extract_feat (one segment) and
   // bev_constructor (each BEV encoder layer a segment).
   std::vector<std::string> checkpoint;
 
-  // The `model` section of `type: BaselineLarge`: the keys of the original baseline_large.py
-  // (img_backbone and img_neck of any registered type; bev_constructor, bbox_head,
-  // pts_bbox_head, lclc_head, lcte_head, bbox_train_cfg, train_cfg.pts), plus
+  // The `model` section of `type: BaselineLarge`: the keys of the original baseline_large.py,
+  // each part of any registered type of its family (img_backbone, img_neck, bev_constructor,
+  // bbox_head, pts_bbox_head, lclc_head, lcte_head), `bbox_train_cfg` and `train_cfg.pts`, whose
+  // assigners go to the heads' `train_cfg` as mmdet merges them, plus
   // `checkpoint: [extract_feat, bev_constructor]`.
   static Schema schema();
   // Validates `model` against schema(); every error names the file, line and key.
   static BaselineLargeOptions from_config(const ConfigNode& model);
   std::shared_ptr<DetectorImpl> build() const override;
-  BevRange bev_range() const override { return pts_bbox_head.pc_range; }
+  BevRange bev_range() const override { return pts_bbox_head->bev_range().value(); }
   std::optional<PretrainedCheckpoint> pretrained_backbone() const override {
     return img_backbone->init_cfg;
   }
@@ -51,60 +61,22 @@ struct BaselineLargeOptions : DetectorOptions {
 
 extern const std::vector<std::string> kBaselineLargeCheckpointableStages;
 
-// Everything the shared forward pass computes.
-struct BaselineLargeOutputs {
-  std::vector<at::Tensor> image_features;  // FPN levels, each [B, N, C, h, w]
-  at::Tensor bev_features;                 // [B, bev_h * bev_w, C]
-  LcHeadOutputs lc;
-  TeHeadOutputs te;
-  at::Tensor lclc;  // [B, Q_lc, Q_lc, 1] logits
-  at::Tensor lcte;  // [B, Q_lc, Q_te, 1] logits
-  DetrImageGeometry te_geometry;
-};
-
-struct BaselineLargeTrainOutputs {
-  LossMap losses;
-  std::vector<std::vector<AssignResult>> lc_assign;  // [decoder layer][sample]
-  std::vector<std::vector<AssignResult>> te_assign;
-};
-
-// OpenLane-V2's `BaselineLarge` on its first frame (no previous BEV, as the original trains
-// and tests): ResNet → FPN → BEVFormer encoder; a deformable-DETR lane head on the BEV, a
-// deformable-DETR traffic-element head on the front camera's FPN levels, and two
-// relationship heads on the last decoder layers' embeddings.
-class BaselineLargeImpl : public DetectorImpl {
+// On its first frame (no previous BEV, as the original trains and tests): ResNet -> FPN ->
+// BEVFormer encoder; a deformable-DETR lane head on the BEV, a deformable-DETR traffic-element
+// head on the front camera's FPN levels, and two relationship heads on the last decoder layers'
+// embeddings. Losses `lane_head.*`, `lclc_head.loss_rel`, `bbox_head.*`, `lcte_head.loss_rel`.
+class BaselineLargeImpl : public TopologyDetectorImpl {
  public:
   explicit BaselineLargeImpl(const BaselineLargeOptions& options);
-
-  BaselineLargeOutputs simple_forward(const Batch& batch);
-  BaselineLargeTrainOutputs forward_train_detailed(const Batch& batch);
-  // Per sample: lanes in metres, boxes in the resized front image, or divided by the
-  // scale factor when `rescale` (the original's evaluation, in raw front-image pixels).
-  std::vector<FrameTestOutputs> forward_test(const Batch& batch, bool rescale);
-  // The per-sample decoding of forward_test, from outputs of simple_forward(batch).
-  std::vector<FrameTestOutputs> decode(const BaselineLargeOutputs& outputs, const Batch& batch,
-                                       bool rescale) const;
-
-  LossMap forward_train(const Batch& batch) override;
-  std::vector<FramePrediction> predict(const Batch& batch) override;
-  void set_dropout(double p) override;
-
-  const std::shared_ptr<BackboneImpl>& img_backbone() { return img_backbone_; }
   const BaselineLargeOptions& options() const { return options_; }
 
- private:
-  std::vector<at::Tensor> extract_feat(const at::Tensor& images);
-  at::Tensor construct_bev(const std::vector<at::Tensor>& features, const Batch& batch);
-  bool checkpointed(const std::string& stage) const;
+ protected:
+  DetectorLosses compose_losses(const DetectorOutputs& outputs, const Batch& batch) override;
+  // As the original: the padded images' shape.
+  DetrImageGeometry traffic_element_geometry(const Batch& batch) const override;
 
+ private:
   BaselineLargeOptions options_;
-  LcDeformableDetrHead pts_bbox_head_{nullptr};
-  std::shared_ptr<BackboneImpl> img_backbone_;
-  std::shared_ptr<NeckImpl> img_neck_;
-  BevFormerConstructer bev_constructor_{nullptr};
-  TeDeformableDetrHead bbox_head_{nullptr};
-  RelationshipHead lclc_head_{nullptr};
-  RelationshipHead lcte_head_{nullptr};
 };
 TORCH_MODULE(BaselineLarge);
 

@@ -5,17 +5,17 @@
 
 #include "olv2/data/batch.h"
 #include "olv2/data/frame_prediction.h"
-#include "olv2/models/heads/custom_detr_head.h"
+#include "olv2/models/heads/object_head.h"
 
 namespace olv2 {
 
 // The decoded head outputs of one frame before result formatting (what the original
 // detectors' forward_test / simple_test return per sample).
 struct FrameTestOutputs {
-  LaneDetections lc;  // lanes [Q, 3K] control points in metres, scores [Q, 1]
-  BoxDetections te;   // boxes_labels [Q, 5] raw front pixels, scores [Q]
-  at::Tensor lclc;    // [Q_lc, Q_lc] probabilities
-  at::Tensor lcte;    // [Q_lc, Q_te]
+  Detections lc;    // lanes [Q, 3K] control points in metres, scores [Q, 1]
+  Detections te;    // boxes with labels [Q, 5] in raw front pixels, scores [Q]
+  at::Tensor lclc;  // [Q_lc, Q_lc] probabilities
+  at::Tensor lcte;  // [Q_lc, Q_te]
 };
 
 // The results-file form of each sample of `batch` (the original dataset's `format_results`):

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "olv2/data/bev_range.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/detr_head_losses.h"
+#include "olv2/models/heads/object_head.h"
 #include "olv2/models/layers/detr_transformer.h"
 #include "olv2/models/layers/ffn.h"
 
@@ -29,7 +31,7 @@ namespace olv2 {
 // by the image size, matched with HungarianAssigner, with a GIoU loss).
 enum class DetrObjectType { kLane, kBox };
 
-struct CustomDetrHeadOptions {
+struct CustomDetrHeadOptions : ObjectHeadOptions {
   DetrObjectType object_type = DetrObjectType::kBox;
   int64_t num_classes = 1;  // sigmoid classification: one output per class, no background
   int64_t in_channels = 128;
@@ -42,7 +44,7 @@ struct CustomDetrHeadOptions {
   double dropout = 0.1;      // attention weights and attention output
   double ffn_dropout = 0.1;  // both FFN dropouts (overrides `ffn_drop`, as in the original)
   int64_t num_reg_fcs = 2;
-  BevRange bev_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};  // lanes only
+  BevRange lane_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};  // lanes only
   FocalLossOptions loss_cls;
   double loss_bbox_weight = 5.0;  // L1 (mmdet DETRHead's default)
   double loss_iou_weight = 2.0;   // GIoU, boxes only
@@ -54,49 +56,33 @@ struct CustomDetrHeadOptions {
   static Schema schema();
   // A lane head needs `bev_range`; num_reg_dim is a multiple of 3 for lanes, 4 for boxes.
   static CustomDetrHeadOptions from_config(const ConfigNode& section);
-};
-
-// Image geometry a box head needs: the padded batch input (h, w) and each
-// sample's un-padded image (h, w). Lane heads ignore it.
-struct DetrImageGeometry {
-  std::pair<int64_t, int64_t> batch_input_shape{0, 0};
-  std::vector<std::pair<int64_t, int64_t>> img_shapes;
-};
-
-struct DetrHeadOutputs {
-  at::Tensor cls_scores;    // [L, B, Q, C] logits (L = decoder layers)
-  at::Tensor reg_preds;     // [L, B, Q, R] after the sigmoid
-  at::Tensor dec_features;  // [L, B, Q, E] post-normed decoder output (topology
-                            // heads' input)
-  at::Tensor memory;        // [B, E, H, W] encoder output
-};
-
-struct LaneDetections {
-  at::Tensor lanes;   // [Q, R] control points in metres, clamped to the BEV range
-  at::Tensor scores;  // [Q, C] sigmoid
-};
-
-struct BoxDetections {
-  at::Tensor boxes_labels;  // [Q, 5]: x1, y1, x2, y2 (pixels), label as float
-  at::Tensor scores;        // [Q] best class probability
+  std::shared_ptr<ObjectHeadImpl> build() const override;
+  AssignedObjects objects() const override {
+    return object_type == DetrObjectType::kLane ? AssignedObjects::kLanes : AssignedObjects::kBoxes;
+  }
+  std::optional<BevRange> bev_range() const override;
 };
 
 // OpenLane-V2 `CustomDETRHead` (mmdet `DETRHead` with a DETR transformer).
 // Parameters: transformer.*, input_proj, fc_cls, reg_ffn.layers.*, fc_reg,
 // query_embedding.
-class CustomDetrHeadImpl : public torch::nn::Module {
+class CustomDetrHeadImpl : public ObjectHeadImpl {
  public:
   explicit CustomDetrHeadImpl(const CustomDetrHeadOptions& options);
 
-  // x [B, in_channels, H, W] -> outputs of every decoder layer.
-  DetrHeadOutputs forward(const at::Tensor& x, const DetrImageGeometry& geometry);
+  // x [B, in_channels, H, W] -> outputs of every decoder layer; intermediates["memory"] is the
+  // encoder output [B, E, H, W].
+  HeadOutputs forward(const at::Tensor& x, const DetrImageGeometry& geometry);
+  // The one level of `levels` as forward(x, geometry).
+  HeadOutputs forward(const std::vector<at::Tensor>& levels,
+                      const DetrImageGeometry& geometry) override;
 
   // Losses of every decoder layer against per-sample GT objects ([G, R]: lanes
   // in metres, boxes xyxy pixels) and labels ([G]). `reduce_mean` averages the
   // positive count across ranks (identity on one process).
-  DetrHeadLosses loss(const DetrHeadOutputs& outputs, const std::vector<at::Tensor>& gt_objects,
+  DetrHeadLosses loss(const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_objects,
                       const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
-                      const std::function<double(double)>& reduce_mean = {}) const;
+                      const std::function<double(double)>& reduce_mean = {}) const override;
 
   // Matching of one decoder layer's predictions of one sample (cls [Q, C], reg
   // [Q, R]).
@@ -106,16 +92,21 @@ class CustomDetrHeadImpl : public torch::nn::Module {
 
   // Decoding of one sample's last-layer outputs (cls [Q, C], reg [Q, R]), all
   // queries in order.
-  LaneDetections decode_lanes(const at::Tensor& cls_scores, const at::Tensor& reg_preds) const;
+  Detections decode_lanes(const at::Tensor& cls_scores, const at::Tensor& reg_preds) const;
   // Boxes scaled to `img_shape` (h, w), clamped, then divided by `scale_factor`
   // when given
   // ([w, h, w, h] scale of the resize the image went through; empty = no
   // rescale).
-  BoxDetections decode_boxes(const at::Tensor& cls_scores, const at::Tensor& reg_preds,
-                             std::pair<int64_t, int64_t> img_shape,
-                             const std::vector<double>& scale_factor) const;
+  Detections decode_boxes(const at::Tensor& cls_scores, const at::Tensor& reg_preds,
+                          std::pair<int64_t, int64_t> img_shape,
+                          const std::vector<double>& scale_factor) const;
 
-  void set_dropout(double p);
+  // decode_lanes or decode_boxes of the sample's last-layer outputs.
+  Detections decode(const HeadOutputs& outputs, int64_t sample,
+                    std::pair<int64_t, int64_t> img_shape,
+                    const std::vector<double>& scale_factor) const override;
+
+  void set_dropout(double p) override;
   const CustomDetrHeadOptions& options() const { return options_; }
 
  private:

@@ -17,12 +17,13 @@
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lane_detection_transformer.h"
+#include "olv2/models/heads/object_head.h"
 
 namespace olv2 {
 
 // Defaults: of the keys a config may omit, the original class's; of the others, the full
 // baseline_large config's.
-struct LcDeformableDetrHeadOptions {
+struct LcDeformableDetrHeadOptions : ObjectHeadOptions {
   int64_t num_classes = 1;  // sigmoid classification, no background output
   int64_t in_channels = 256;
   int64_t num_query = 100;
@@ -48,7 +49,8 @@ struct LcDeformableDetrHeadOptions {
     return loss;
   }();
   double loss_bbox_weight = 5.0;  // L1 in metres
-  // Any registered lane assigner; the original's LaneHungarianAssigner by default.
+  // `train_cfg.assigner` (the detector's `train_cfg.pts.assigner`, merged in as mmdet does): any
+  // registered lane assigner; the original's LaneHungarianAssigner by default.
   std::shared_ptr<const AssignerOptions> assigner = [] {
     auto assigner = std::make_shared<LaneHungarianAssignerOptions>();
     assigner->cls_cost.weight = 1.5;
@@ -60,34 +62,34 @@ struct LcDeformableDetrHeadOptions {
   // OpenLane-V2's `type: LCDeformableDETRHead` with its PerceptionTransformer's lane decoder
   // (MultiheadAttention + CustomMSDeformableAttention layers on the one BEV level).
   static Schema schema();
-  // `assigner`: the head's lane assigner (the detector's `train_cfg.pts.assigner`).
-  static LcDeformableDetrHeadOptions from_config(const ConfigNode& section,
-                                                 const ConfigNode& assigner);
-};
-
-struct LcHeadOutputs {
-  at::Tensor all_cls_scores;   // [L, B, Q, num_classes] logits
-  at::Tensor all_lanes_preds;  // [L, B, Q, code_size] control points in metres
-  at::Tensor history_states;   // [L, B, Q, E] decoder output (relationship heads' input)
+  static LcDeformableDetrHeadOptions from_config(const ConfigNode& section);
+  std::shared_ptr<ObjectHeadImpl> build() const override;
+  AssignedObjects objects() const override { return AssignedObjects::kLanes; }
+  std::optional<BevRange> bev_range() const override { return pc_range; }
 };
 
 // OpenLane-V2 `LCDeformableDETRHead`: lane centerlines as Bezier control points decoded from
 // the BEV features by a deformable DETR decoder, one classification and one regression branch
 // per decoder layer. Parameters `code_weights` (not trained), `transformer.*`,
 // `cls_branches.i.*`, `reg_branches.i.*`, `query_embedding`.
-class LcDeformableDetrHeadImpl : public torch::nn::Module {
+class LcDeformableDetrHeadImpl : public ObjectHeadImpl {
  public:
   explicit LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOptions& options);
 
-  // bev_feats [B, bev_h*bev_w, in_channels] -> the outputs of every decoder layer.
-  LcHeadOutputs forward(const at::Tensor& bev_feats);
+  // bev_feats [B, bev_h*bev_w, in_channels] -> the outputs of every decoder layer: logits,
+  // control points in metres [L, B, Q, code_size], decoder states.
+  HeadOutputs forward(const at::Tensor& bev_feats);
+  // The one level, the BEV [B, in_channels, bev_h, bev_w], as forward(bev_feats); the geometry
+  // is not needed.
+  HeadOutputs forward(const std::vector<at::Tensor>& levels,
+                      const DetrImageGeometry& geometry) override;
 
   // Losses of every decoder layer against per-sample GT lanes ([G, code_size] metres) and
   // labels ([G]): `loss_lane_cls`, `loss_lane_reg` (last layer), then `d{i}.loss_lane_cls`,
   // `d{i}.loss_lane_reg`. `reduce_mean` averages a count over the ranks (identity when empty).
-  DetrHeadLosses loss(const LcHeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
-                      const std::vector<at::Tensor>& gt_labels,
-                      const std::function<double(double)>& reduce_mean = {}) const;
+  DetrHeadLosses loss(const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
+                      const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
+                      const std::function<double(double)>& reduce_mean = {}) const override;
 
   // Matching of one decoder layer's predictions of one sample (cls [Q, C], lanes [Q, R]).
   AssignResult assign(const at::Tensor& cls_scores, const at::Tensor& lanes_preds,
@@ -95,12 +97,14 @@ class LcDeformableDetrHeadImpl : public torch::nn::Module {
 
   // The last layer's predictions of one sample, all queries in order: lanes in metres (not
   // clamped) and sigmoid scores.
-  LaneDetections decode(const LcHeadOutputs& outputs, int64_t sample) const;
+  Detections decode(const HeadOutputs& outputs, int64_t sample,
+                    std::pair<int64_t, int64_t> img_shape,
+                    const std::vector<double>& scale_factor) const override;
 
   // The original's `init_weights`: the transformer's init and the classification prior
   // (final bias -log(99)); the branches' other layers and the query embedding keep PyTorch's.
   void reset_parameters();
-  void set_dropout(double p) { transformer_->set_dropout(p); }
+  void set_dropout(double p) override { transformer_->set_dropout(p); }
   const LcDeformableDetrHeadOptions& options() const { return options_; }
   const at::Tensor& code_weights() const { return code_weights_; }
 

@@ -3,17 +3,19 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include <memory>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
+#include "olv2/models/heads/relation_head.h"
 #include "olv2/models/layers/mlp.h"
 
 namespace olv2 {
 
-struct RelationshipHeadOptions {
+struct RelationshipHeadOptions : RelationHeadOptions {
   int64_t in_channels_o1 = 256;
   int64_t in_channels_o2 = 256;
   bool shared_param = true;  // one MLP for both objects, and the first object's assignment
@@ -22,26 +24,30 @@ struct RelationshipHeadOptions {
   // OpenLane-V2's `type: RelationshipHead`; in_channels_o2 defaults to in_channels_o1.
   static Schema schema();
   static RelationshipHeadOptions from_config(const ConfigNode& section);
+  std::shared_ptr<RelationHeadImpl> build() const override;
 };
 
 // OpenLane-V2 `RelationshipHead` (`lclc_head`, `lcte_head`): embeds each object of the last
 // decoder layer with `MLP_o1` / `MLP_o2` (in -> in -> in -> 128) and scores every ordered pair
 // with `classifier` (256 -> 256 -> 256 -> 1). The widths 128 and 256 are the original's
 // constants, whatever the input widths.
-class RelationshipHeadImpl : public torch::nn::Module {
+class RelationshipHeadImpl : public RelationHeadImpl {
  public:
   explicit RelationshipHeadImpl(const RelationshipHeadOptions& options);
 
   // o1_hs [L, B, Q1, C1], o2_hs [L, B, Q2, C2] decoder states -> logits [B, Q1, Q2, 1] of the
   // last layer.
-  at::Tensor forward(const at::Tensor& o1_hs, const at::Tensor& o2_hs);
+  at::Tensor forward(const at::Tensor& o1_hs, const at::Tensor& o2_hs) override;
 
   // Sigmoid focal loss (plain mean over all pairs) of the logits against the GT adjacency
   // ([G1, G2] 0/1 per sample) carried to the matched queries by the last-layer assignment of
   // each object (one result per sample).
   at::Tensor loss(const at::Tensor& logits, const std::vector<AssignResult>& o1_assign,
                   const std::vector<AssignResult>& o2_assign,
-                  const std::vector<at::Tensor>& gt_adjacency) const;
+                  const std::vector<at::Tensor>& gt_adjacency) const override;
+
+  // The sigmoid of the logits [B, Q1, Q2].
+  at::Tensor probabilities(const at::Tensor& logits) const override;
 
  private:
   RelationshipHeadOptions options_;

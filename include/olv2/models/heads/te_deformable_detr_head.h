@@ -16,6 +16,7 @@
 #include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
+#include "olv2/models/heads/object_head.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
 #include "olv2/models/layers/sine_positional_encoding.h"
 
@@ -23,7 +24,7 @@ namespace olv2 {
 
 // Defaults: of the keys a config may omit, the original class's; of the others, the full
 // baseline_large config's.
-struct TeDeformableDetrHeadOptions {
+struct TeDeformableDetrHeadOptions : ObjectHeadOptions {
   int64_t num_classes = 13;  // sigmoid classification, label num_classes = background
   int64_t in_channels = 256;
   int64_t num_query = 100;
@@ -50,7 +51,8 @@ struct TeDeformableDetrHeadOptions {
   FocalLossOptions loss_cls;
   double loss_bbox_weight = 5.0;  // L1
   double loss_iou_weight = 2.0;   // GIoU
-  // Any registered box assigner; the original's HungarianAssigner by default.
+  // `train_cfg.assigner` (the detector's `bbox_train_cfg.assigner`, merged in as mmdet does): any
+  // registered box assigner; the original's HungarianAssigner by default.
   std::shared_ptr<const AssignerOptions> assigner = [] {
     auto options = std::make_shared<HungarianAssignerOptions>();
     options->reg_cost_weight = 2.5;
@@ -62,48 +64,42 @@ struct TeDeformableDetrHeadOptions {
   // MultiScaleDeformableAttention layers, decoder of MultiheadAttention + deformable attention
   // layers, every layer's FFN alike) and SinePositionalEncoding.
   static Schema schema();
-  // `assigner`: the head's box assigner (the detector's `bbox_train_cfg.assigner`).
-  static TeDeformableDetrHeadOptions from_config(const ConfigNode& section,
-                                                 const ConfigNode& assigner);
-};
-
-struct TeHeadOutputs {
-  at::Tensor all_cls_scores;    // [L, B, Q, C] logits
-  at::Tensor all_bbox_preds;    // [L, B, Q, 4] (cx, cy, w, h) normalised by the un-padded image
-  at::Tensor history_states;    // [L, B, Q, E] decoder outputs (the lcte head's input)
-  at::Tensor inter_states;      // [L, Q, B, E] the same, sequence-first as the decoder returns it
-  at::Tensor init_reference;    // [B, Q, 2]
-  at::Tensor inter_references;  // [L, B, Q, 4], detached
+  static TeDeformableDetrHeadOptions from_config(const ConfigNode& section);
+  std::shared_ptr<ObjectHeadImpl> build() const override;
+  AssignedObjects objects() const override { return AssignedObjects::kBoxes; }
+  std::optional<BevRange> bev_range() const override { return std::nullopt; }
 };
 
 // OpenLane-V2 `TEDeformableDETRHead`: Deformable DETR with iterative box refinement on the
 // front camera's FPN levels. Parameters `transformer.*`, `cls_branches.i`, `reg_branches.i.{0,2,4}`
 // (Linear, ReLU, Linear, ReLU, Linear), `query_embedding`.
-class TeDeformableDetrHeadImpl : public torch::nn::Module {
+class TeDeformableDetrHeadImpl : public ObjectHeadImpl {
  public:
   explicit TeDeformableDetrHeadImpl(const TeDeformableDetrHeadOptions& options);
 
   // mlvl_feats: the front camera's FPN levels [B, C, h_l, w_l]; geometry.batch_input_shape is the
-  // padded input (H, W), geometry.img_shapes each sample's un-padded (h, w).
-  TeHeadOutputs forward(const std::vector<at::Tensor>& mlvl_feats,
-                        const DetrImageGeometry& geometry);
+  // padded input (H, W), geometry.img_shapes each sample's un-padded (h, w). Boxes are
+  // (cx, cy, w, h) normalised by the un-padded image; the intermediates are the decoder's
+  // "inter_states" [L, Q, B, E], "init_reference" [B, Q, 2], "inter_references" [L, B, Q, 4].
+  HeadOutputs forward(const std::vector<at::Tensor>& mlvl_feats,
+                      const DetrImageGeometry& geometry) override;
 
   // Losses of every decoder layer against per-sample GT boxes [G, 4] (x1, y1, x2, y2 pixels of
   // the un-padded image) and labels [G]: "loss_cls", "loss_bbox", "loss_iou" of the last layer,
   // then "d{i}.*" of the earlier ones. `reduce_mean` averages a count over the ranks (empty = one
   // process).
-  DetrHeadLosses loss(const TeHeadOutputs& outputs, const std::vector<at::Tensor>& gt_boxes,
+  DetrHeadLosses loss(const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_boxes,
                       const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
-                      const std::function<double(double)>& reduce_mean = {}) const;
+                      const std::function<double(double)>& reduce_mean = {}) const override;
 
   // Last-layer detections of `sample`, every query in order (no top-k): boxes scaled to
   // img_shape (h, w) and clamped to it, then divided by `scale_factor` ([w, h, w, h]) unless it
   // is empty.
-  BoxDetections decode(const TeHeadOutputs& outputs, int64_t sample,
-                       std::pair<int64_t, int64_t> img_shape,
-                       const std::vector<double>& scale_factor) const;
+  Detections decode(const HeadOutputs& outputs, int64_t sample,
+                    std::pair<int64_t, int64_t> img_shape,
+                    const std::vector<double>& scale_factor) const override;
 
-  void set_dropout(double p);
+  void set_dropout(double p) override;
   // The original init_weights: the transformer's init, classification biases at prior 0.01,
   // each regression branch's last Linear zeroed with the first one's (w, h) bias at -2.
   void reset_parameters();

@@ -91,8 +91,9 @@ TEST(BaselineLargeBuild, TheV100VariantCheckpointsTheTwoStagesInFp16) {
   const BaselineLargeOptions options =
       BaselineLargeOptions::from_config(large_model_section("baseline_large_v100.yaml"));
   EXPECT_EQ(options.checkpoint, kBaselineLargeCheckpointableStages);
-  EXPECT_EQ(options.bev_constructor.bev_h, 100);
-  EXPECT_EQ(options.bbox_head.num_encoder_layers, 6);
+  EXPECT_EQ(dynamic_cast<const BevFormerConstructerOptions&>(*options.bev_constructor).bev_h, 100);
+  EXPECT_EQ(dynamic_cast<const TeDeformableDetrHeadOptions&>(*options.bbox_head).num_encoder_layers,
+            6);
 }
 
 TEST(BaselineLargeBuild, ConfigsTheModelCannotRunAreErrorsNamingTheKey) {

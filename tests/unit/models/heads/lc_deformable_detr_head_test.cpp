@@ -50,18 +50,18 @@ TEST(LcDeformableDetrHead, OutputsEveryLayerInMetresWithinTheRangeForABatch) {
   torch::manual_seed(1);
   const LcDeformableDetrHeadOptions options = lc_small_options();
   LcDeformableDetrHead head(options);
-  const LcHeadOutputs out = head->forward(torch::randn({3, 20, 16}));
-  EXPECT_EQ(out.all_cls_scores.sizes(), (std::vector<int64_t>{2, 3, 6, 1}));
-  EXPECT_EQ(out.all_lanes_preds.sizes(), (std::vector<int64_t>{2, 3, 6, 15}));
-  EXPECT_EQ(out.history_states.sizes(), (std::vector<int64_t>{2, 3, 6, 16}));
-  const at::Tensor points = out.all_lanes_preds.view({-1, 3});
+  const HeadOutputs out = head->forward(torch::randn({3, 20, 16}));
+  EXPECT_EQ(out.cls_scores.sizes(), (std::vector<int64_t>{2, 3, 6, 1}));
+  EXPECT_EQ(out.reg_preds.sizes(), (std::vector<int64_t>{2, 3, 6, 15}));
+  EXPECT_EQ(out.query_states.sizes(), (std::vector<int64_t>{2, 3, 6, 16}));
+  const at::Tensor points = out.reg_preds.view({-1, 3});
   for (int64_t axis = 0; axis < 3; ++axis) {
     EXPECT_GE(points.select(1, axis).min().item<double>(), options.pc_range[axis]);
     EXPECT_LE(points.select(1, axis).max().item<double>(), options.pc_range[axis + 3]);
   }
-  const LaneDetections last = head->decode(out, 2);
-  EXPECT_TRUE(torch::equal(last.lanes, out.all_lanes_preds[1][2]));
-  EXPECT_TRUE(torch::allclose(last.scores, out.all_cls_scores[1][2].sigmoid()));
+  const Detections last = head->decode(out, 2, {}, {});
+  EXPECT_TRUE(torch::equal(last.objects, out.reg_preds[1][2]));
+  EXPECT_TRUE(torch::allclose(last.scores, out.cls_scores[1][2].sigmoid()));
 }
 
 // Spec §4.4: sync_cls_avg_factor is off, so only the regression average goes through
@@ -69,11 +69,11 @@ TEST(LcDeformableDetrHead, OutputsEveryLayerInMetresWithinTheRangeForABatch) {
 TEST(LcDeformableDetrHead, AveragesOnlyTheRegressionLossOverRanks) {
   torch::manual_seed(2);
   LcDeformableDetrHead head(lc_small_options());
-  const LcHeadOutputs out = head->forward(torch::randn({1, 20, 16}));
+  const HeadOutputs out = head->forward(torch::randn({1, 20, 16}));
   const std::vector<at::Tensor> gt = {lc_two_gt_lanes()};
   const std::vector<at::Tensor> labels = {torch::zeros({2}, torch::kLong)};
-  const DetrHeadLosses local = head->loss(out, gt, labels);
-  const DetrHeadLosses doubled = head->loss(out, gt, labels, [](double x) { return 2 * x; });
+  const DetrHeadLosses local = head->loss(out, gt, labels, {});
+  const DetrHeadLosses doubled = head->loss(out, gt, labels, {}, [](double x) { return 2 * x; });
   ASSERT_EQ(local.losses.size(), 4u);
   for (size_t i = 0; i < local.losses.size(); ++i) {
     const bool cls = local.losses[i].first.find("cls") != std::string::npos;
@@ -86,10 +86,10 @@ TEST(LcDeformableDetrHead, AveragesOnlyTheRegressionLossOverRanks) {
 TEST(LcDeformableDetrHead, HandlesASampleWithoutLanesInTheBatch) {
   torch::manual_seed(3);
   LcDeformableDetrHead head(lc_small_options());
-  const LcHeadOutputs out = head->forward(torch::randn({2, 20, 16}));
+  const HeadOutputs out = head->forward(torch::randn({2, 20, 16}));
   const DetrHeadLosses losses =
       head->loss(out, {lc_two_gt_lanes(), torch::zeros({0, 15})},
-                 {torch::zeros({2}, torch::kLong), torch::zeros({0}, torch::kLong)});
+                 {torch::zeros({2}, torch::kLong), torch::zeros({0}, torch::kLong)}, {});
   ASSERT_EQ(losses.assign_results.size(), 2u);
   EXPECT_EQ(losses.assign_results[1][0].pos_inds.numel(), 2);
   EXPECT_EQ(losses.assign_results[1][1].pos_inds.numel(), 0);
@@ -102,14 +102,14 @@ TEST(LcDeformableDetrHead, HandlesASampleWithoutLanesInTheBatch) {
 TEST(LcDeformableDetrHead, RunsUnderAutocastWithLanesInFloat32) {
   torch::manual_seed(4);
   LcDeformableDetrHead head(lc_small_options());
-  LcHeadOutputs out;
+  HeadOutputs out;
   {
     AutocastGuard guard(c10::kCPU, AutocastState{true, torch::kBFloat16});
     out = head->forward(torch::randn({1, 20, 16}));
   }
-  EXPECT_EQ(out.all_lanes_preds.scalar_type(), torch::kFloat);
+  EXPECT_EQ(out.reg_preds.scalar_type(), torch::kFloat);
   const DetrHeadLosses losses =
-      head->loss(out, {lc_two_gt_lanes()}, {torch::zeros({2}, torch::kLong)});
+      head->loss(out, {lc_two_gt_lanes()}, {torch::zeros({2}, torch::kLong)}, {});
   for (const auto& [name, value] : losses.losses) {
     EXPECT_EQ(value.scalar_type(), torch::kFloat) << name;
     EXPECT_TRUE(std::isfinite(value.item<double>())) << name;

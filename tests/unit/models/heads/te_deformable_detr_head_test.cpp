@@ -64,7 +64,7 @@ TEST(TeDeformableDetrHead, EveryParameterGetsAFiniteGradientFromTheLosses) {
   torch::manual_seed(0);
   const TeBatch batch = te_batch();
   TeDeformableDetrHead head = te_perturbed_head(te_small_options());
-  const TeHeadOutputs out = head->forward(batch.feats, batch.geometry);
+  const HeadOutputs out = head->forward(batch.feats, batch.geometry);
   const DetrHeadLosses losses = head->loss(out, batch.gt_boxes, batch.gt_labels, batch.geometry);
   ASSERT_EQ(losses.losses.size(), 9u);
   te_loss_sum(losses).backward();
@@ -80,13 +80,12 @@ TEST(TeDeformableDetrHead, ReferencesAreDetachedBetweenDecoderLayers) {
   torch::manual_seed(1);
   const TeBatch batch = te_batch();
   TeDeformableDetrHead head = te_perturbed_head(te_small_options());
-  const TeHeadOutputs out = head->forward(batch.feats, batch.geometry);
-  EXPECT_FALSE(out.inter_references.requires_grad());
-  ASSERT_EQ(out.inter_references.size(-1), 4);
+  const HeadOutputs out = head->forward(batch.feats, batch.geometry);
+  EXPECT_FALSE(out.intermediates.at("inter_references").requires_grad());
+  ASSERT_EQ(out.intermediates.at("inter_references").size(-1), 4);
   // The last layer's outputs reach the earlier regression branches only through the refined
   // references, which the original detaches.
-  (out.all_bbox_preds[-1].sum() + out.all_cls_scores[-1].sum() + out.history_states[-1].sum())
-      .backward();
+  (out.reg_preds[-1].sum() + out.cls_scores[-1].sum() + out.query_states[-1].sum()).backward();
   for (const auto& item : head->named_parameters()) {
     const std::string& name = item.key();
     const at::Tensor& grad = item.value().grad();
@@ -105,25 +104,25 @@ TEST(TeDeformableDetrHead, BatchedSamplesMatchSeparateRuns) {
   TeDeformableDetrHead head = te_perturbed_head(te_small_options());
   head->eval();
   torch::NoGradGuard no_grad;
-  const TeHeadOutputs together = head->forward(batch.feats, batch.geometry);
+  const HeadOutputs together = head->forward(batch.feats, batch.geometry);
   for (int64_t b = 0; b < 2; ++b) {
     DetrImageGeometry alone;
     alone.batch_input_shape = batch.geometry.batch_input_shape;
     alone.img_shapes = {batch.geometry.img_shapes[b]};
-    const TeHeadOutputs single = head->forward(
+    const HeadOutputs single = head->forward(
         {batch.feats[0].slice(0, b, b + 1), batch.feats[1].slice(0, b, b + 1)}, alone);
-    EXPECT_TRUE(torch::allclose(single.all_bbox_preds, together.all_bbox_preds.slice(1, b, b + 1),
-                                1e-5, 1e-6))
+    EXPECT_TRUE(
+        torch::allclose(single.reg_preds, together.reg_preds.slice(1, b, b + 1), 1e-5, 1e-6))
         << "sample " << b;
-    EXPECT_TRUE(torch::allclose(single.all_cls_scores, together.all_cls_scores.slice(1, b, b + 1),
-                                1e-5, 1e-5))
+    EXPECT_TRUE(
+        torch::allclose(single.cls_scores, together.cls_scores.slice(1, b, b + 1), 1e-5, 1e-5))
         << "sample " << b;
   }
   // The second image is padded, so its encoding differs from the same features unpadded.
   DetrImageGeometry unpadded = batch.geometry;
   unpadded.img_shapes[1] = {64, 80};
-  const TeHeadOutputs full = head->forward(batch.feats, unpadded);
-  EXPECT_FALSE(torch::allclose(full.all_bbox_preds[-1][1], together.all_bbox_preds[-1][1]));
+  const HeadOutputs full = head->forward(batch.feats, unpadded);
+  EXPECT_FALSE(torch::allclose(full.reg_preds[-1][1], together.reg_preds[-1][1]));
 }
 
 TEST(TeDeformableDetrHead, RankAveragedPositivesNormaliseTheLosses) {
@@ -132,7 +131,7 @@ TEST(TeDeformableDetrHead, RankAveragedPositivesNormaliseTheLosses) {
   TeDeformableDetrHeadOptions options = te_small_options();
   TeDeformableDetrHead head = te_perturbed_head(options);
   torch::NoGradGuard no_grad;
-  const TeHeadOutputs out = head->forward(batch.feats, batch.geometry);
+  const HeadOutputs out = head->forward(batch.feats, batch.geometry);
   // As if the other ranks held three times as many positives on average.
   const auto tripled = [](double count) { return 3.0 * count; };
   const DetrHeadLosses local = head->loss(out, batch.gt_boxes, batch.gt_labels, batch.geometry);
@@ -192,14 +191,14 @@ TEST(TeDeformableDetrHead, TrainsUnderBfloat16Autocast) {
   torch::manual_seed(4);
   const TeBatch batch = te_batch();
   TeDeformableDetrHead head = te_perturbed_head(te_small_options());
-  TeHeadOutputs out;
+  HeadOutputs out;
   {
     const AutocastGuard autocast(c10::kCPU, AutocastState{true, torch::kBFloat16});
     out = head->forward({batch.feats[0].to(torch::kBFloat16), batch.feats[1].to(torch::kBFloat16)},
                         batch.geometry);
   }
-  EXPECT_EQ(out.all_bbox_preds.scalar_type(), torch::kFloat);
-  EXPECT_EQ(out.inter_references.scalar_type(), torch::kFloat);
+  EXPECT_EQ(out.reg_preds.scalar_type(), torch::kFloat);
+  EXPECT_EQ(out.intermediates.at("inter_references").scalar_type(), torch::kFloat);
   const at::Tensor total =
       te_loss_sum(head->loss(out, batch.gt_boxes, batch.gt_labels, batch.geometry));
   EXPECT_TRUE(total.isfinite().item<bool>());

@@ -1,0 +1,95 @@
+#pragma once
+// The plumbing every OpenLane-V2 detector shares: multi-camera images -> backbone -> neck -> BEV
+// constructor; a lane head on the BEV, a traffic-element head on the front camera's levels, two
+// relation heads on their query states. Each part is any registered type of its family; a
+// detector names its parts (the original's state-dict names) and composes its losses.
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "olv2/assign/assign_result.h"
+#include "olv2/data/batch.h"
+#include "olv2/models/backbones/backbone.h"
+#include "olv2/models/bev/bev_constructor.h"
+#include "olv2/models/detectors/detector.h"
+#include "olv2/models/detectors/frame_test_outputs.h"
+#include "olv2/models/heads/object_head.h"
+#include "olv2/models/heads/relation_head.h"
+#include "olv2/models/necks/neck.h"
+
+namespace olv2 {
+
+// Everything one forward pass computes.
+struct DetectorOutputs {
+  std::vector<at::Tensor> image_features;  // the neck's levels, each [B, N_cam, C, h, w]
+  at::Tensor bev_features;                 // [B, C, bev_h, bev_w]
+  HeadOutputs lanes;
+  HeadOutputs traffic_elements;
+  at::Tensor lclc;  // the relation heads' scores, in their own form
+  at::Tensor lcte;
+  DetrImageGeometry lane_geometry;  // the BEV grid
+  DetrImageGeometry traffic_element_geometry;
+};
+
+struct DetectorLosses {
+  LossMap losses;
+  std::vector<std::vector<AssignResult>> lane_assign;  // [decoder layer][sample]
+  std::vector<std::vector<AssignResult>> traffic_element_assign;
+};
+
+class TopologyDetectorImpl : public DetectorImpl {
+ public:
+  // The one forward pass, in train or eval mode.
+  DetectorOutputs forward(const Batch& batch);
+  // The losses of a batch with ground truth, computed in float32 whatever autocast produced the
+  // outputs in, with every decoder layer's matching.
+  DetectorLosses losses(DetectorOutputs outputs, const Batch& batch);
+  // Per sample: lanes in metres, relations as probabilities, boxes in the resized front image,
+  // or divided by the scale factor when `rescale` (in raw front-image pixels).
+  std::vector<FrameTestOutputs> decode(const DetectorOutputs& outputs, const Batch& batch,
+                                       bool rescale) const;
+
+  LossMap forward_train(const Batch& batch) override;
+  // decode(forward(batch), batch, rescale = true) in the results-file form.
+  std::vector<FramePrediction> predict(const Batch& batch) override;
+  void set_dropout(double p) override;
+
+  const std::shared_ptr<BackboneImpl>& img_backbone() const { return img_backbone_; }
+  const std::shared_ptr<NeckImpl>& img_neck() const { return img_neck_; }
+  const std::shared_ptr<BevConstructorImpl>& bev_constructor() const { return bev_constructor_; }
+
+ protected:
+  // `checkpoint`: the stages recomputed in backward, of "extract_feat" (backbone and neck, one
+  // segment) and `bev_stage` (the BEV constructor's name).
+  TopologyDetectorImpl(std::string name, std::vector<std::string> checkpoint,
+                       std::string bev_stage);
+
+  // The detector's losses in the original's names and order, from float32 outputs.
+  virtual DetectorLosses compose_losses(const DetectorOutputs& outputs, const Batch& batch) = 0;
+  // The traffic-element head's image: the padded input and each sample's un-padded front image.
+  virtual DetrImageGeometry traffic_element_geometry(const Batch& batch) const = 0;
+
+  // Whether `model.checkpoint` lists `stage`.
+  bool checkpoint_listed(const std::string& stage) const;
+
+  // Registered by the derived detector, in the original's state-dict order.
+  std::shared_ptr<BackboneImpl> img_backbone_;
+  std::shared_ptr<NeckImpl> img_neck_;
+  std::shared_ptr<BevConstructorImpl> bev_constructor_;
+  std::shared_ptr<ObjectHeadImpl> lane_head_;
+  std::shared_ptr<ObjectHeadImpl> traffic_element_head_;
+  std::shared_ptr<RelationHeadImpl> lclc_head_;
+  std::shared_ptr<RelationHeadImpl> lcte_head_;
+
+ private:
+  std::vector<at::Tensor> extract_feat(const at::Tensor& images);
+  void require_ground_truth(const Batch& batch) const;
+
+  std::string name_;
+  std::vector<std::string> checkpoint_;
+  std::string bev_stage_;
+};
+
+}  // namespace olv2

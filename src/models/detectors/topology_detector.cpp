@@ -1,0 +1,138 @@
+#include "olv2/models/detectors/topology_detector.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "olv2/models/activation_checkpoint.h"
+#include "olv2/util/autocast_guard.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+namespace {
+
+// Runs one stage inside a profiler scope of its name (`olv2::stage::<stage>`), which profilers
+// and the benchmarks' stage split see.
+template <typename F>
+auto in_stage(const char* scope, F&& run) {
+  RECORD_FUNCTION(scope, std::vector<c10::IValue>());
+  return run();
+}
+
+std::pair<int64_t, int64_t> shape_hw(const std::array<int64_t, 3>& shape) {
+  return {shape[0], shape[1]};
+}
+
+}  // namespace
+
+TopologyDetectorImpl::TopologyDetectorImpl(std::string name, std::vector<std::string> checkpoint,
+                                           std::string bev_stage)
+    : name_(std::move(name)), checkpoint_(std::move(checkpoint)), bev_stage_(std::move(bev_stage)) {
+  require_checkpointable(checkpoint_, {"extract_feat", bev_stage_});
+}
+
+bool TopologyDetectorImpl::checkpoint_listed(const std::string& stage) const {
+  return std::find(checkpoint_.begin(), checkpoint_.end(), stage) != checkpoint_.end();
+}
+
+std::vector<at::Tensor> TopologyDetectorImpl::extract_feat(const at::Tensor& images) {
+  auto body = [this](const std::vector<at::Tensor>& in) {
+    const std::vector<at::Tensor> stages =
+        in_stage("olv2::stage::backbone", [&] { return img_backbone_->forward(in[0]); });
+    return in_stage("olv2::stage::neck", [&] { return img_neck_->forward(stages); });
+  };
+  if (!(checkpoint_listed("extract_feat") && is_training() && torch::GradMode::is_enabled())) {
+    return body({images});
+  }
+  std::vector<at::Tensor> params = img_backbone_->parameters();
+  for (const at::Tensor& p : img_neck_->parameters()) params.push_back(p);
+  return checkpoint(body, {images}, params);
+}
+
+DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
+  const at::Tensor& img = batch.images;
+  if (img.dim() != 5 || batch.metas.empty() ||
+      batch.metas.size() != static_cast<size_t>(img.size(0))) {
+    throw runtime_error(name_ + ": expected images [B, N, 3, H, W] with one meta per sample");
+  }
+  const int64_t num_samples = img.size(0), num_cams = img.size(1);
+  DetectorOutputs out;
+  for (const at::Tensor& level :
+       extract_feat(img.view({num_samples * num_cams, img.size(2), img.size(3), img.size(4)}))) {
+    out.image_features.push_back(
+        level.view({num_samples, num_cams, level.size(1), level.size(2), level.size(3)}));
+  }
+  out.bev_features = in_stage("olv2::stage::view_transformer",
+                              [&] { return bev_constructor_->forward(out.image_features, batch); });
+
+  const std::pair<int64_t, int64_t> bev_hw{out.bev_features.size(2), out.bev_features.size(3)};
+  out.lane_geometry.batch_input_shape = bev_hw;
+  out.lane_geometry.img_shapes.assign(static_cast<size_t>(num_samples), bev_hw);
+  out.lanes = lane_head_->forward({out.bev_features}, out.lane_geometry);
+
+  std::vector<at::Tensor> front;
+  for (const at::Tensor& level : out.image_features) front.push_back(level.select(1, 0));
+  out.traffic_element_geometry = traffic_element_geometry(batch);
+  out.traffic_elements = traffic_element_head_->forward(front, out.traffic_element_geometry);
+
+  out.lclc = lclc_head_->forward(out.lanes.query_states, out.lanes.query_states);
+  out.lcte = lcte_head_->forward(out.lanes.query_states, out.traffic_elements.query_states);
+  return out;
+}
+
+void TopologyDetectorImpl::require_ground_truth(const Batch& batch) const {
+  if (!batch.has_gt())
+    throw runtime_error(name_ + "::forward_train: the batch has no ground truth");
+}
+
+DetectorLosses TopologyDetectorImpl::losses(DetectorOutputs outputs, const Batch& batch) {
+  require_ground_truth(batch);
+  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
+  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  for (HeadOutputs* head : {&outputs.lanes, &outputs.traffic_elements}) {
+    head->cls_scores = head->cls_scores.to(at::kFloat);
+    head->reg_preds = head->reg_preds.to(at::kFloat);
+  }
+  outputs.lclc = outputs.lclc.to(at::kFloat);
+  outputs.lcte = outputs.lcte.to(at::kFloat);
+  return compose_losses(outputs, batch);
+}
+
+LossMap TopologyDetectorImpl::forward_train(const Batch& batch) {
+  require_ground_truth(batch);
+  return losses(forward(batch), batch).losses;
+}
+
+std::vector<FrameTestOutputs> TopologyDetectorImpl::decode(const DetectorOutputs& outputs,
+                                                           const Batch& batch, bool rescale) const {
+  const at::Tensor lclc = lclc_head_->probabilities(outputs.lclc);
+  const at::Tensor lcte = lcte_head_->probabilities(outputs.lcte);
+  std::vector<FrameTestOutputs> results;
+  for (int64_t b = 0; b < batch.size(); ++b) {
+    const ImageMeta& meta = batch.metas[static_cast<size_t>(b)];
+    const std::pair<int64_t, int64_t> img_shape = shape_hw(meta.img_shape.at(0));
+    std::vector<double> scale;
+    if (rescale) scale.assign(meta.scale_factor.begin(), meta.scale_factor.end());
+    FrameTestOutputs r;
+    r.lc = lane_head_->decode(outputs.lanes, b, img_shape, {});
+    r.te = traffic_element_head_->decode(outputs.traffic_elements, b, img_shape, scale);
+    r.lclc = lclc[b];
+    r.lcte = lcte[b];
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+std::vector<FramePrediction> TopologyDetectorImpl::predict(const Batch& batch) {
+  return frame_predictions(batch, decode(forward(batch), batch, /*rescale=*/true));
+}
+
+void TopologyDetectorImpl::set_dropout(double p) {
+  bev_constructor_->set_dropout(p);
+  lane_head_->set_dropout(p);
+  traffic_element_head_->set_dropout(p);
+}
+
+}  // namespace olv2

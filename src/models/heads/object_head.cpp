@@ -1,0 +1,61 @@
+#include "olv2/models/heads/object_head.h"
+
+#include <string>
+
+#include "olv2/models/heads/custom_detr_head.h"
+#include "olv2/models/heads/lc_deformable_detr_head.h"
+#include "olv2/models/heads/te_deformable_detr_head.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+namespace {
+
+std::string objects_name(AssignedObjects objects) {
+  return objects == AssignedObjects::kLanes ? "lanes" : "boxes";
+}
+
+std::shared_ptr<const ObjectHeadOptions> read_head(const Registry<ObjectHeadOptions>& registry,
+                                                   const ConfigNode& section,
+                                                   AssignedObjects expected) {
+  std::shared_ptr<const ObjectHeadOptions> head = registry.read(section);
+  if (head->objects() != expected) {
+    throw input_error(section.where() + ": this " + section.at("type").as_string() + " detects " +
+                      objects_name(head->objects()) + ", the detector expects " +
+                      objects_name(expected) + " here");
+  }
+  return head;
+}
+
+}  // namespace
+
+const Registry<ObjectHeadOptions>& lane_head_registry() {
+  using Registry = Registry<ObjectHeadOptions>;
+  static const Registry registry(
+      "lane head", {
+                       {"CustomDETRHead", Registry::entry<CustomDetrHeadOptions>()},
+                       {"LCDeformableDETRHead", Registry::entry<LcDeformableDetrHeadOptions>()},
+                   });
+  return registry;
+}
+
+const Registry<ObjectHeadOptions>& traffic_element_head_registry() {
+  using Registry = Registry<ObjectHeadOptions>;
+  static const Registry registry(
+      "traffic-element head",
+      {
+          {"CustomDETRHead", Registry::entry<CustomDetrHeadOptions>()},
+          {"TEDeformableDETRHead", Registry::entry<TeDeformableDetrHeadOptions>()},
+      });
+  return registry;
+}
+
+std::shared_ptr<const ObjectHeadOptions> read_lane_head(const ConfigNode& section) {
+  return read_head(lane_head_registry(), section, AssignedObjects::kLanes);
+}
+
+std::shared_ptr<const ObjectHeadOptions> read_traffic_element_head(const ConfigNode& section) {
+  return read_head(traffic_element_head_registry(), section, AssignedObjects::kBoxes);
+}
+
+}  // namespace olv2
