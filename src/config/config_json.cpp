@@ -25,4 +25,33 @@ nlohmann::ordered_json config_to_json(const ConfigNode& node) {
   return nullptr;
 }
 
+namespace {
+
+ConfigNode node_from_json(const nlohmann::json& value, const SourceLocation& location) {
+  if (value.is_null()) return ConfigNode::null(location);
+  if (value.is_string()) return ConfigNode::scalar(value.get<std::string>(), location, true);
+  if (value.is_array()) {
+    ConfigNode sequence = ConfigNode::sequence(location);
+    for (const nlohmann::json& element : value)
+      sequence.push_back(node_from_json(element, location));
+    return sequence;
+  }
+  if (value.is_object()) {
+    ConfigNode map = ConfigNode::map(location);
+    for (const auto& item : value.items())
+      map.set(item.key(), node_from_json(item.value(), location));
+    return map;
+  }
+  return ConfigNode::scalar(value.dump(), location);
+}
+
+}  // namespace
+
+ConfigNode config_from_json(const nlohmann::json& value, const SourceLocation& location,
+                            const std::string& path) {
+  ConfigNode node = node_from_json(value, location);
+  node.assign_paths(path);
+  return node;
+}
+
 }  // namespace olv2

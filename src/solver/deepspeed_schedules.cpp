@@ -8,6 +8,14 @@
 #include "olv2/util/math_constants.h"
 
 namespace olv2 {
+
+std::unique_ptr<LrScheduler> DeepSpeedScheduleOptions::build(const std::vector<ParamGroup>& groups,
+                                                             int64_t /*max_epochs*/,
+                                                             int64_t /*iters_per_epoch*/) const {
+  std::vector<ScheduledGroup> scheduled;
+  for (const ParamGroup& group : groups) scheduled.push_back({group.lr, group.lr_mult});
+  return std::make_unique<DeepSpeedSchedule>(*this, scheduled);
+}
 namespace {
 
 void validate(const DeepSpeedScheduleOptions& options) {

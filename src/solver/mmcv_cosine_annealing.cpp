@@ -7,6 +7,54 @@
 #include "olv2/util/math_constants.h"
 
 namespace olv2 {
+
+Schema CosineAnnealingOptions::schema() {
+  return Schema::map()
+      .required("policy", Schema::string())
+      .optional("by_epoch", Schema::boolean())
+      .optional("warmup", Schema::string().choices({"linear", "constant", "exp"}).nullable())
+      .optional("warmup_iters", Schema::integer().range(0, 1e12))
+      .optional("warmup_ratio", Schema::number().range(0.0, 1.0))
+      .optional("warmup_by_epoch", Schema::boolean())
+      .optional("min_lr", Schema::number().range(0.0, 1e3))
+      .optional("min_lr_ratio", Schema::number().range(0.0, 1.0));
+}
+
+CosineAnnealingOptions CosineAnnealingOptions::from_config(const ConfigNode& lr_config) {
+  CosineAnnealingOptions options;
+  options.by_epoch = lr_config.get<bool>("by_epoch", options.by_epoch);
+  options.warmup = lr_config.get<std::string>("warmup", "");
+  options.warmup_iters = lr_config.get<int64_t>("warmup_iters", options.warmup_iters);
+  options.warmup_ratio = lr_config.get<double>("warmup_ratio", options.warmup_ratio);
+  options.warmup_by_epoch = lr_config.get<bool>("warmup_by_epoch", options.warmup_by_epoch);
+  if (const ConfigNode* min_lr = lr_config.find("min_lr"); min_lr && !min_lr->is_null()) {
+    options.min_lr = min_lr->as_double();
+  }
+  if (const ConfigNode* ratio = lr_config.find("min_lr_ratio"); ratio && !ratio->is_null()) {
+    options.min_lr_ratio = ratio->as_double();
+  }
+  if (options.min_lr.has_value() == options.min_lr_ratio.has_value()) {
+    throw input_error(lr_config.where() +
+                      ": CosineAnnealing needs exactly one of min_lr and min_lr_ratio");
+  }
+  if (!options.warmup.empty() && options.warmup_iters <= 0) {
+    throw input_error(lr_config.where() + ": warmup `" + options.warmup +
+                      "` needs warmup_iters > 0");
+  }
+  if (!options.warmup.empty() && !(options.warmup_ratio > 0.0 && options.warmup_ratio <= 1.0)) {
+    throw input_error(lr_config.at("warmup_ratio").where() + ": expected a ratio in (0, 1]");
+  }
+  return options;
+}
+
+std::unique_ptr<LrScheduler> CosineAnnealingOptions::build(const std::vector<ParamGroup>& groups,
+                                                           int64_t max_epochs,
+                                                           int64_t iters_per_epoch) const {
+  std::vector<double> base_lrs;
+  for (const ParamGroup& group : groups) base_lrs.push_back(group.lr);
+  return std::make_unique<MmcvCosineAnnealing>(*this, base_lrs, max_epochs, iters_per_epoch);
+}
+
 namespace {
 
 void validate(const CosineAnnealingOptions& options) {

@@ -60,31 +60,4 @@ SolverOptions solver_options_from_config(const ConfigNode& optimizer,
   return options;
 }
 
-CosineAnnealingOptions cosine_annealing_from_config(const ConfigNode& lr_config) {
-  CosineAnnealingOptions options;
-  options.by_epoch = lr_config.get<bool>("by_epoch", options.by_epoch);
-  options.warmup = lr_config.get<std::string>("warmup", "");
-  options.warmup_iters = lr_config.get<int64_t>("warmup_iters", options.warmup_iters);
-  options.warmup_ratio = lr_config.get<double>("warmup_ratio", options.warmup_ratio);
-  options.warmup_by_epoch = lr_config.get<bool>("warmup_by_epoch", options.warmup_by_epoch);
-  if (const ConfigNode* min_lr = lr_config.find("min_lr"); min_lr && !min_lr->is_null()) {
-    options.min_lr = min_lr->as_double();
-  }
-  if (const ConfigNode* ratio = lr_config.find("min_lr_ratio"); ratio && !ratio->is_null()) {
-    options.min_lr_ratio = ratio->as_double();
-  }
-  if (options.min_lr.has_value() == options.min_lr_ratio.has_value()) {
-    throw input_error(lr_config.where() +
-                      ": CosineAnnealing needs exactly one of min_lr and min_lr_ratio");
-  }
-  if (!options.warmup.empty() && options.warmup_iters <= 0) {
-    throw input_error(lr_config.where() + ": warmup `" + options.warmup +
-                      "` needs warmup_iters > 0");
-  }
-  if (!options.warmup.empty() && !(options.warmup_ratio > 0.0 && options.warmup_ratio <= 1.0)) {
-    throw input_error(lr_config.at("warmup_ratio").where() + ": expected a ratio in (0, 1]");
-  }
-  return options;
-}
-
 }  // namespace olv2

@@ -24,16 +24,4 @@ Schema optimizer_config_schema() {
   return Schema::map().optional("grad_clip", grad_clip);
 }
 
-Schema lr_config_schema() {
-  return Schema::map()
-      .required("policy", Schema::string().choices({"CosineAnnealing"}))
-      .optional("by_epoch", Schema::boolean())
-      .optional("warmup", Schema::string().choices({"linear", "constant", "exp"}).nullable())
-      .optional("warmup_iters", Schema::integer().range(0, 1e12))
-      .optional("warmup_ratio", Schema::number().range(0.0, 1.0))
-      .optional("warmup_by_epoch", Schema::boolean())
-      .optional("min_lr", Schema::number().range(0.0, 1e3))
-      .optional("min_lr_ratio", Schema::number().range(0.0, 1.0));
-}
-
 }  // namespace olv2

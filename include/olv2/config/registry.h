@@ -41,24 +41,25 @@ class Registry {
             }};
   }
 
-  Registry(std::string family, std::map<std::string, Entry> types)
-      : family_(std::move(family)), types_(std::move(types)) {}
+  // `tag`: the key naming the type (mmcv's `type`; `policy` for LR schedules).
+  Registry(std::string family, std::map<std::string, Entry> types, std::string tag = "type")
+      : family_(std::move(family)), types_(std::move(types)), tag_(std::move(tag)) {}
 
-  // A section of any registered type, chosen by its `type` key.
+  // A section of any registered type, chosen by its tag.
   Schema schema() const {
     std::map<std::string, Schema> variants;
     for (const auto& [name, type] : types_) variants.emplace(name, type.schema);
-    return Schema::tagged("type", std::move(variants), family_);
+    return Schema::tagged(tag_, std::move(variants), family_);
   }
 
-  // The options of the component `section.type` names; an unknown type is an input error naming the
-  // known ones.
+  // The options of the component the section's tag names; an unknown type is an input error
+  // naming the known ones.
   std::shared_ptr<const FamilyOptions> read(const ConfigNode& section) const {
-    const ConfigNode& type = section.at("type");
+    const ConfigNode& type = section.at(tag_);
     const auto found = types_.find(type.as_string());
     if (found == types_.end()) {
-      throw input_error(type.where() + ": unknown " + family_ + " type `" + type.as_string() +
-                        "` (expected one of: " + known_types() + ")");
+      throw input_error(type.where() + ": unknown " + family_ + " " + tag_ + " `" +
+                        type.as_string() + "` (expected one of: " + known_types() + ")");
     }
     return found->second.read(section);
   }
@@ -78,6 +79,7 @@ class Registry {
 
   std::string family_;
   std::map<std::string, Entry> types_;
+  std::string tag_;
 };
 
 }  // namespace olv2

@@ -8,7 +8,7 @@ namespace olv2 {
 
 // The `scheduler` section of a DeepSpeed JSON: type and params with DeepSpeed's
 // defaults.
-struct DeepSpeedScheduleOptions {
+struct DeepSpeedScheduleOptions : LrScheduleOptions {
   std::string type = "WarmupLR";  // WarmupLR, WarmupDecayLR or WarmupCosineLR
   double warmup_min_lr = 0.0;     // WarmupLR / WarmupDecayLR
   double warmup_max_lr = 0.001;   // WarmupLR / WarmupDecayLR
@@ -17,6 +17,9 @@ struct DeepSpeedScheduleOptions {
   int64_t total_num_steps = 0;      // WarmupDecayLR / WarmupCosineLR (required there)
   double warmup_min_ratio = 0.0;    // WarmupCosineLR
   double cos_min_ratio = 0.0001;    // WarmupCosineLR
+
+  std::unique_ptr<LrScheduler> build(const std::vector<ParamGroup>& groups, int64_t max_epochs,
+                                     int64_t iters_per_epoch) const override;
 };
 
 // A param group as the DeepSpeed schedules see it.

@@ -1,7 +1,13 @@
 #pragma once
+// The learning-rate schedules: the scheduler interface the loop drives, and the options family
+// `lr_config.policy` chooses from.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "olv2/config/registry.h"
+#include "olv2/solver/param_groups.h"
 
 namespace olv2 {
 
@@ -44,5 +50,17 @@ class LrScheduler {
   // One line with the settings in force, for the log.
   virtual std::string describe() const = 0;
 };
+
+// A schedule's options: the YAML `lr_config` (by `policy`) or a DeepSpeed JSON's `scheduler`.
+struct LrScheduleOptions {
+  virtual ~LrScheduleOptions() = default;
+  // The schedule over `groups` (their initial lr and lr_mult), for a run of `max_epochs` epochs
+  // of `iters_per_epoch` optimizer steps.
+  virtual std::unique_ptr<LrScheduler> build(const std::vector<ParamGroup>& groups,
+                                             int64_t max_epochs, int64_t iters_per_epoch) const = 0;
+};
+
+// The schedules an `lr_config.policy` may name.
+const Registry<LrScheduleOptions>& lr_schedule_registry();
 
 }  // namespace olv2

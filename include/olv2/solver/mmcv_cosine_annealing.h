@@ -3,13 +3,15 @@
 #include <string>
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/solver/lr_scheduler.h"
 
 namespace olv2 {
 
 // mmcv's `lr_config` with policy CosineAnnealing (mmcv 1.x LrUpdaterHook
 // semantics).
-struct CosineAnnealingOptions {
+struct CosineAnnealingOptions : LrScheduleOptions {
   bool by_epoch = true;
   std::string warmup;  // "" (none), "constant", "linear" or "exp"
   int64_t warmup_iters = 0;
@@ -17,6 +19,14 @@ struct CosineAnnealingOptions {
   bool warmup_by_epoch = false;  // warmup_iters then counts epochs
   std::optional<double> min_lr;
   std::optional<double> min_lr_ratio;  // exactly one of min_lr / min_lr_ratio
+
+  // `lr_config` of `policy: CosineAnnealing`: mmcv's keys.
+  static Schema schema();
+  // Throws an input error naming the section when both or neither of min_lr / min_lr_ratio are
+  // given, or warm-up is set without warmup_iters > 0.
+  static CosineAnnealingOptions from_config(const ConfigNode& lr_config);
+  std::unique_ptr<LrScheduler> build(const std::vector<ParamGroup>& groups, int64_t max_epochs,
+                                     int64_t iters_per_epoch) const override;
 };
 
 // mmcv CosineAnnealingLrUpdaterHook exactly as the EpochBasedRunner drives it.

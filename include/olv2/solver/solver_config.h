@@ -4,7 +4,6 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/solver/grad_clip.h"
-#include "olv2/solver/mmcv_cosine_annealing.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/solver/param_groups.h"
 
@@ -24,10 +23,5 @@ struct SolverOptions {
 // reject (decay_mult without a base weight_decay, betas not a pair).
 SolverOptions solver_options_from_config(const ConfigNode& optimizer,
                                          const ConfigNode* optimizer_config);
-
-// `lr_config` with policy CosineAnnealing. Throws an input error naming the
-// section when both or neither of min_lr / min_lr_ratio are given, or warm-up
-// is set without warmup_iters > 0.
-CosineAnnealingOptions cosine_annealing_from_config(const ConfigNode& lr_config);
 
 }  // namespace olv2

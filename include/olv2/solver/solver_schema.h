@@ -11,6 +11,5 @@ Schema optimizer_schema();
 Schema optimizer_config_schema();
 
 // `lr_config`: mmcv CosineAnnealing with optional warm-up.
-Schema lr_config_schema();
 
 }  // namespace olv2

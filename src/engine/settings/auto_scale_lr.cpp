@@ -40,14 +40,18 @@ std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
   const double scaled = factor * lr;
   lines.push_back(fmt::format("LR has been automatically scaled from {} to {}", lr, scaled));
   lr = scaled;
-  if (settings.deepspeed_schedule) {
-    DeepSpeedScheduleOptions& schedule = *settings.deepspeed_schedule;
+  // DeepSpeed's schedules set lrs of their own, which scale too.
+  if (const auto* deepspeed =
+          dynamic_cast<const DeepSpeedScheduleOptions*>(settings.lr_schedule.get())) {
+    auto scaled_schedule = std::make_shared<DeepSpeedScheduleOptions>(*deepspeed);
+    DeepSpeedScheduleOptions& schedule = *scaled_schedule;
     lines.push_back(fmt::format(
         "DeepSpeed {} lrs scaled by {} as well: warmup_min_lr {} -> {}, warmup_max_lr {} -> {}",
         schedule.type, factor, schedule.warmup_min_lr, factor * schedule.warmup_min_lr,
         schedule.warmup_max_lr, factor * schedule.warmup_max_lr));
     schedule.warmup_min_lr *= factor;
     schedule.warmup_max_lr *= factor;
+    settings.lr_schedule = std::move(scaled_schedule);
   }
   const std::string lr_setting = "optimizer.lr = ";
   for (std::string& source : settings.sources) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "olv2/config/config_json.h"
 #include "olv2/config/schema.h"
 #include "olv2/util/error.h"
 
@@ -28,10 +29,6 @@ const std::vector<std::string> kTopLevelKeys = {"train_batch_size",
                                                 "wall_clock_breakdown"};
 const std::vector<std::string> kOptimizerParams = {"lr",           "betas",       "eps",
                                                    "weight_decay", "adam_w_mode", "torch_adam"};
-const std::vector<std::string> kFp16Keys = {
-    "enabled",    "loss_scale",     "initial_scale_power",    "loss_scale_window",
-    "hysteresis", "min_loss_scale", "consecutive_hysteresis", "raise_error_at_min_scale"};
-
 // Keys that only tune how sharded training communicates; they change nothing
 // in the arithmetic of a step, so without sharding they are accepted and ignored.
 const std::vector<std::string> kZeroBooleanKeys = {"allgather_partitions", "overlap_comm",
@@ -139,6 +136,14 @@ class Checker {
     return value.get<std::string>();
   }
 
+  // Problems a schema found in a section read with config_from_json: its unknown keys first,
+  // as this checker's own.
+  void schema_problems(const std::vector<std::string>& problems) {
+    for (const std::string& text : problems) {
+      (text.find(": unknown key `") != std::string::npos ? unknown_ : others_).push_back(text);
+    }
+  }
+
   void problem(const std::string& path, const std::string& message) {
     others_.push_back(line(path, message));
   }
@@ -233,18 +238,16 @@ DeepSpeedScheduleOptions parse_scheduler(const Json& section, Checker& check) {
   return options;
 }
 
-DeepSpeedFp16 parse_fp16(const Json& section, Checker& check) {
-  DeepSpeedFp16 fp16;
-  check.known_keys(section, "fp16", kFp16Keys);
-  fp16.enabled = check.boolean(section, "fp16", "enabled");
-  fp16.loss_scale = check.number(section, "fp16", "loss_scale");
-  fp16.initial_scale_power = check.integer(section, "fp16", "initial_scale_power", 0);
-  fp16.loss_scale_window = check.integer(section, "fp16", "loss_scale_window", 1);
-  fp16.hysteresis = check.integer(section, "fp16", "hysteresis", 1);
-  fp16.min_loss_scale = check.number(section, "fp16", "min_loss_scale");
-  fp16.consecutive_hysteresis = check.boolean(section, "fp16", "consecutive_hysteresis");
-  fp16.raise_error_at_min_scale = check.boolean(section, "fp16", "raise_error_at_min_scale");
-  return fp16;
+// The YAML `fp16` section's schema and reader over the JSON section.
+std::optional<Fp16Section> parse_fp16(const Json& section, const std::string& file,
+                                      Checker& check) {
+  const ConfigNode node = config_from_json(section, SourceLocation{file, 0, 0}, "fp16");
+  const std::vector<std::string> problems = Fp16Section::schema().problems(node);
+  if (!problems.empty()) {
+    check.schema_problems(problems);
+    return std::nullopt;
+  }
+  return Fp16Section::from_config(node);
 }
 
 std::optional<int64_t> parse_zero_optimization(const Json& section, Checker& check,
@@ -318,7 +321,7 @@ DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::strin
     config.scheduler = parse_scheduler(root["scheduler"], check);
   }
   if (root.contains("fp16") && check.object(root["fp16"], "fp16")) {
-    config.fp16 = parse_fp16(root["fp16"], check);
+    config.fp16 = parse_fp16(root["fp16"], source_name, check);
   }
   for (const char* key : {"bf16", "bfloat16"}) {
     if (root.contains(key) && check.object(root[key], key)) {

@@ -2,10 +2,12 @@
 
 #include "olv2/data/data_schema.h"
 #include "olv2/engine/hook_registry.h"
+#include "olv2/engine/precision/fp16_section.h"
 #include "olv2/engine/settings/auto_scale_lr.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/engine_schema.h"
 #include "olv2/models/build.h"
+#include "olv2/solver/lr_scheduler.h"
 #include "olv2/solver/solver_schema.h"
 
 namespace olv2 {
@@ -34,7 +36,7 @@ Schema train_config_schema() {
       .required("data", data_section_schema())
       .required("optimizer", optimizer_schema())
       .optional("optimizer_config", optimizer_config_schema())
-      .required("lr_config", lr_config_schema())
+      .required("lr_config", lr_schedule_registry().schema())
       .required("runner", runner_schema())
       .optional("evaluation", EvaluationOptions::schema())
       .optional("submission", SubmissionMetadata::schema())
@@ -46,7 +48,7 @@ Schema train_config_schema() {
       .optional("load_from", Schema::string().nullable())
       .optional("resume_from", Schema::string().nullable())
       .optional("workflow", Schema::sequence())
-      .optional("fp16", fp16_schema())
+      .optional("fp16", Fp16Section::schema())
       .optional("bf16", bf16_schema())
       .optional("ds", Schema::either(Schema::string(), ds_inline).nullable())
       .optional("threads", Schema::integer().range(1, 4096).nullable())

@@ -40,21 +40,6 @@ std::string scaler_text(const PrecisionSettings& precision) {
   return describe_loss_scaler(precision.scaler_kind, precision.scaler);
 }
 
-// The keys get_dynamic_loss_scale_args looks for; `loss_scale` is not one.
-bool names_dynamic_scaling_key(const DeepSpeedFp16& fp16) {
-  return fp16.initial_scale_power || fp16.loss_scale_window || fp16.min_loss_scale ||
-         fp16.hysteresis || fp16.consecutive_hysteresis;
-}
-
-// What FP16_Optimizer would not use of the fp16 keys given.
-std::vector<std::string> keys_fp16_optimizer_ignores(const DeepSpeedFp16& fp16) {
-  std::vector<std::string> keys;
-  if (fp16.hysteresis) keys.push_back("fp16.hysteresis");
-  if (fp16.consecutive_hysteresis) keys.push_back("fp16.consecutive_hysteresis");
-  if (fp16.raise_error_at_min_scale) keys.push_back("fp16.raise_error_at_min_scale");
-  return keys;
-}
-
 std::string joined(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
@@ -71,27 +56,27 @@ std::string zero_note(int64_t stage, const std::string& file) {
 // FusedAdam, or torch's Adam through FP16_UnfusedOptimizer), ZeRO's
 // DynamicLossScaler from stage 1 on.
 void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& json) {
-  const DeepSpeedFp16& fp16 = *json.fp16;
+  const Fp16Section& fp16 = *json.fp16;
   const int64_t stage = json.zero_stage.value_or(0);
   PrecisionSettings& precision = settings.precision;
   std::string source = json.file + " fp16";
   if (stage >= 1) {
     precision.scaler_kind = LossScalerKind::kDynamicLossScaler;
-    precision.scaler = zero_loss_scaler_options(fp16);
+    precision.scaler = fp16.zero_loss_scaler_options();
     source += " with zero_optimization.stage " + std::to_string(stage) + ", over " +
-              (names_dynamic_scaling_key(fp16)
+              (fp16.names_dynamic_scaling_key()
                    ? "DeepSpeed's dynamic-scaling defaults"
                    : "DynamicLossScaler's class defaults (no dynamic-scaling key given)");
   } else {
     precision.scaler_kind = LossScalerKind::kFp16Optimizer;
-    precision.scaler = loss_scaler_options(fp16);
+    precision.scaler = fp16.loss_scaler_options();
     const bool unfused = json.optimizer && json.optimizer->torch_adam.value_or(false);
-    if (unfused && !names_dynamic_scaling_key(fp16)) precision.scaler.min_loss_scale = 0.25;
+    if (unfused && !fp16.names_dynamic_scaling_key()) precision.scaler.min_loss_scale = 0.25;
     source += std::string(" without ZeRO (") +
               (unfused ? "optimizer.params.torch_adam: FP16_UnfusedOptimizer"
                        : "FusedAdam in FP16_Optimizer") +
               "), over DeepSpeed's dynamic-scaling defaults";
-    const std::vector<std::string> ignored = keys_fp16_optimizer_ignores(fp16);
+    const std::vector<std::string> ignored = fp16.keys_fp16_optimizer_ignores();
     if (!ignored.empty() && precision.fp16) {
       settings.notes.push_back(json.file + " " + joined(ignored) +
                                ": no effect, FP16_Optimizer has no hysteresis and never stops "
@@ -103,55 +88,6 @@ void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& 
 }
 
 }  // namespace
-
-LossScalerOptions loss_scaler_options(const DeepSpeedFp16& fp16) {
-  LossScalerOptions options;
-  options.loss_scale = fp16.loss_scale.value_or(options.loss_scale);
-  options.initial_scale_power =
-      static_cast<int>(fp16.initial_scale_power.value_or(options.initial_scale_power));
-  options.loss_scale_window = fp16.loss_scale_window.value_or(options.loss_scale_window);
-  options.hysteresis = static_cast<int>(fp16.hysteresis.value_or(options.hysteresis));
-  options.min_loss_scale = fp16.min_loss_scale.value_or(options.min_loss_scale);
-  options.consecutive_hysteresis =
-      fp16.consecutive_hysteresis.value_or(options.consecutive_hysteresis);
-  options.raise_error_at_min_scale =
-      fp16.raise_error_at_min_scale.value_or(options.raise_error_at_min_scale);
-  return options;
-}
-
-LossScalerOptions zero_loss_scaler_options(const DeepSpeedFp16& fp16) {
-  if (names_dynamic_scaling_key(fp16)) return loss_scaler_options(fp16);
-  LossScalerOptions options;
-  options.initial_scale_power = 32;
-  options.hysteresis = 1;
-  options.loss_scale = fp16.loss_scale.value_or(options.loss_scale);
-  options.raise_error_at_min_scale =
-      fp16.raise_error_at_min_scale.value_or(options.raise_error_at_min_scale);
-  return options;
-}
-
-DeepSpeedFp16 fp16_from_config(const ConfigNode& node) {
-  DeepSpeedFp16 fp16;
-  fp16.enabled = node.get<bool>("enabled", true);
-  if (child(node, "loss_scale")) fp16.loss_scale = node.at("loss_scale").as_double();
-  if (child(node, "initial_scale_power")) {
-    fp16.initial_scale_power = node.at("initial_scale_power").as_int();
-  }
-  if (child(node, "loss_scale_window")) {
-    fp16.loss_scale_window = node.at("loss_scale_window").as_int();
-  }
-  if (child(node, "hysteresis")) fp16.hysteresis = node.at("hysteresis").as_int();
-  if (child(node, "min_loss_scale")) {
-    fp16.min_loss_scale = node.at("min_loss_scale").as_double();
-  }
-  if (child(node, "consecutive_hysteresis")) {
-    fp16.consecutive_hysteresis = node.at("consecutive_hysteresis").as_bool();
-  }
-  if (child(node, "raise_error_at_min_scale")) {
-    fp16.raise_error_at_min_scale = node.at("raise_error_at_min_scale").as_bool();
-  }
-  return fp16;
-}
 
 TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_fp16_flag) {
   TrainingSettings settings;
@@ -177,8 +113,9 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
          yaml_source(clip, "optimizer_config.grad_clip"));
 
   const ConfigNode& lr_config = root.at("lr_config");
-  settings.cosine = cosine_annealing_from_config(lr_config);
-  record(settings, "lr schedule", "mmcv CosineAnnealing", yaml_source(&lr_config, "lr_config"));
+  settings.lr_schedule = lr_schedule_registry().read(lr_config);
+  record(settings, "lr schedule", "mmcv " + lr_config.at("policy").as_string(),
+         yaml_source(&lr_config, "lr_config"));
 
   const ConfigNode& data = root.at("data");
   settings.samples_per_gpu = data.at("samples_per_gpu").as_int();
@@ -189,11 +126,12 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
       settings, "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
       yaml_source(child(data, "gradient_accumulation_steps"), "data.gradient_accumulation_steps"));
 
-  DeepSpeedFp16 fp16;
-  if (const ConfigNode* node = child(root, "fp16")) fp16 = fp16_from_config(*node);
-  settings.precision.fp16 = use_fp16_flag || fp16.enabled.value_or(false);
+  Fp16Section fp16;
+  const ConfigNode* fp16_node = child(root, "fp16");
+  if (fp16_node != nullptr) fp16 = Fp16Section::from_config(*fp16_node);
+  settings.precision.fp16 = use_fp16_flag || (fp16_node != nullptr && fp16.enabled.value_or(true));
   settings.precision.fp16_from_command_line = use_fp16_flag;
-  settings.precision.scaler = loss_scaler_options(fp16);
+  settings.precision.scaler = fp16.loss_scaler_options();
   const ConfigNode* bf16 = child(root, "bf16");
   settings.precision.bf16 = bf16 != nullptr && bf16->get<bool>("enabled", false);
   record(settings, "fp16", settings.precision.fp16 ? "on" : "off",
@@ -236,8 +174,7 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
     }
   }
   if (json.scheduler) {
-    settings.cosine.reset();
-    settings.deepspeed_schedule = *json.scheduler;
+    settings.lr_schedule = std::make_shared<DeepSpeedScheduleOptions>(*json.scheduler);
     const bool one_lr_for_all_groups = json.scheduler->type != "WarmupCosineLR";
     record(settings, "lr schedule",
            "DeepSpeed " + json.scheduler->type +
@@ -291,16 +228,8 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
 std::unique_ptr<LrScheduler> build_lr_scheduler(const TrainingSettings& settings,
                                                 const std::vector<ParamGroup>& groups,
                                                 int64_t max_epochs, int64_t iters_per_epoch) {
-  if (settings.deepspeed_schedule) {
-    std::vector<ScheduledGroup> scheduled;
-    for (const ParamGroup& group : groups) scheduled.push_back({group.lr, group.lr_mult});
-    return std::make_unique<DeepSpeedSchedule>(*settings.deepspeed_schedule, scheduled);
-  }
-  if (!settings.cosine) throw input_error("no learning-rate schedule configured (lr_config)");
-  std::vector<double> base_lrs;
-  for (const ParamGroup& group : groups) base_lrs.push_back(group.lr);
-  return std::make_unique<MmcvCosineAnnealing>(*settings.cosine, base_lrs, max_epochs,
-                                               iters_per_epoch);
+  if (!settings.lr_schedule) throw input_error("no learning-rate schedule configured (lr_config)");
+  return settings.lr_schedule->build(groups, max_epochs, iters_per_epoch);
 }
 
 }  // namespace olv2

@@ -7,6 +7,8 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/solver/grad_clip.h"
+#include "olv2/solver/lr_scheduler.h"
+#include "olv2/solver/mmcv_cosine_annealing.h"
 #include "olv2/solver/optimizer.h"
 #include "olv2/solver/param_groups.h"
 #include "olv2/solver/solver_config.h"
@@ -148,10 +150,29 @@ lr_config:
   EXPECT_EQ(options.custom_keys[0].lr_mult, 0.1);
   ASSERT_TRUE(options.grad_clip.has_value());
   EXPECT_EQ(options.grad_clip->max_norm, 35.0);
-  const CosineAnnealingOptions cosine = cosine_annealing_from_config(root.at("lr_config"));
+  const CosineAnnealingOptions cosine = CosineAnnealingOptions::from_config(root.at("lr_config"));
   EXPECT_EQ(cosine.warmup, "linear");
   EXPECT_EQ(cosine.warmup_iters, 500);
   EXPECT_EQ(*cosine.min_lr_ratio, 1e-3);
+}
+
+TEST(SolverConfig, TheLrPolicyChoosesARegisteredSchedule) {
+  const ConfigNode root = parse_yaml(
+      "lr_config: {policy: CosineAnnealing, min_lr_ratio: 0.001}\n"
+      "step: {policy: step, step: [8, 11]}\n",
+      "lr.yaml");
+  const auto schedule = lr_schedule_registry().read(root.at("lr_config"));
+  ASSERT_NE(dynamic_cast<const CosineAnnealingOptions*>(schedule.get()), nullptr);
+  ParamGroup group;
+  group.lr = 2e-4;
+  const std::unique_ptr<LrScheduler> scheduler = schedule->build({group}, 24, 100);
+  EXPECT_EQ(scheduler->name(), "CosineAnnealing");
+  const std::vector<std::string> problems =
+      lr_schedule_registry().schema().problems(root.at("step"));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("lr.yaml:2:"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("unknown LR schedule"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("CosineAnnealing"), std::string::npos) << problems[0];
 }
 
 TEST(SolverConfig, RejectsWhatMmcvRejects) {
@@ -162,7 +183,7 @@ TEST(SolverConfig, RejectsWhatMmcvRejects) {
   const ConfigNode both =
       parse_yaml("lr_config: {policy: CosineAnnealing, min_lr: 0.0, min_lr_ratio: 0.1}", "b.yaml");
   try {
-    cosine_annealing_from_config(both.at("lr_config"));
+    CosineAnnealingOptions::from_config(both.at("lr_config"));
     FAIL();
   } catch (const Error& error) {
     EXPECT_EQ(error.status(), ExitStatus::kBadInput);

@@ -6,10 +6,23 @@
 #include <string>
 
 #include "olv2/engine/precision/loss_scaler.h"
-#include "olv2/engine/settings/training_settings.h"
 #include "olv2/util/autocast_guard.h"
 
 namespace olv2 {
+
+// Mixed precision as requested. fp16 means fp16 autocast with the loss scaler
+// on CUDA (bf16 autocast with the scaler on CPU); bf16 alone means bf16
+// autocast without a scaler. The scaler is make_loss_scaler(scaler_kind, scaler).
+struct PrecisionSettings {
+  bool fp16 = false;
+  bool bf16 = false;
+  bool fp16_from_command_line = false;  // --use-fp16: stays on whatever the configs say
+  // As DeepSpeed picks it: a DeepSpeed JSON's fp16 section gives FP16_Optimizer
+  // without ZeRO and DynamicLossScaler with ZeRO stage >= 1; the YAML `fp16`
+  // section keeps DynamicLossScaler.
+  LossScalerKind scaler_kind = LossScalerKind::kDynamicLossScaler;
+  LossScalerOptions scaler;
+};
 
 // Mixed precision as a run on one device applies it, decided once: the forward's autocast
 // (fp16 on CUDA; bf16 when asked for, and for fp16 on the CPU, where LibTorch's autocast has

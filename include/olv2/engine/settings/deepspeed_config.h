@@ -5,22 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "olv2/engine/precision/fp16_section.h"
 #include "olv2/solver/deepspeed_schedules.h"
 
 namespace olv2 {
-
-// The `fp16` section of a DeepSpeed JSON (also the keys of our YAML `fp16`
-// section).
-struct DeepSpeedFp16 {
-  std::optional<bool> enabled;
-  std::optional<double> loss_scale;
-  std::optional<int64_t> initial_scale_power;
-  std::optional<int64_t> loss_scale_window;
-  std::optional<int64_t> hysteresis;
-  std::optional<double> min_loss_scale;
-  std::optional<bool> consecutive_hysteresis;
-  std::optional<bool> raise_error_at_min_scale;  // ours
-};
 
 // `optimizer`: type and params. DeepSpeed's "Adam" means decoupled weight decay
 // (AdamW) unless params.adam_w_mode is false.
@@ -47,7 +35,7 @@ struct DeepSpeedConfig {
   std::optional<DeepSpeedOptimizer> optimizer;
   std::optional<DeepSpeedScheduleOptions> scheduler;  // params absent take DeepSpeed's defaults
   std::optional<double> gradient_clipping;            // 0 turns clipping off, as in DeepSpeed
-  std::optional<DeepSpeedFp16> fp16;
+  std::optional<Fp16Section> fp16;   // read by the YAML `fp16` section's schema and reader
   std::optional<bool> bf16_enabled;  // `bf16.enabled` (or the old name `bfloat16`)
   // `zero_optimization.stage` (0..2; the old boolean form means 1 or 0; 3 is refused: it
   // shards the parameters themselves). Of the other keys only communication tuning is

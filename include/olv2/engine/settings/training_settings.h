@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "olv2/config/config_node.h"
-#include "olv2/engine/precision/loss_scaler.h"
+#include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/deepspeed_config.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/lr_scheduler.h"
@@ -15,27 +15,12 @@
 
 namespace olv2 {
 
-// Mixed precision as requested. fp16 means fp16 autocast with the loss scaler
-// on CUDA (bf16 autocast with the scaler on CPU); bf16 alone means bf16
-// autocast without a scaler. The scaler is make_loss_scaler(scaler_kind, scaler).
-struct PrecisionSettings {
-  bool fp16 = false;
-  bool bf16 = false;
-  bool fp16_from_command_line = false;  // --use-fp16: stays on whatever the configs say
-  // As DeepSpeed picks it: a DeepSpeed JSON's fp16 section gives FP16_Optimizer
-  // without ZeRO and DynamicLossScaler with ZeRO stage >= 1; the YAML `fp16`
-  // section keeps DynamicLossScaler.
-  LossScalerKind scaler_kind = LossScalerKind::kDynamicLossScaler;
-  LossScalerOptions scaler;
-};
-
 // The optimisation settings a run uses, after the YAML config and an optional
-// DeepSpeed JSON are combined. Exactly one of `cosine` / `deepspeed_schedule`
-// is set.
+// DeepSpeed JSON are combined.
 struct TrainingSettings {
   SolverOptions solver;
-  std::optional<CosineAnnealingOptions> cosine;
-  std::optional<DeepSpeedScheduleOptions> deepspeed_schedule;
+  // `lr_config` by its policy, or the DeepSpeed JSON's `scheduler`.
+  std::shared_ptr<const LrScheduleOptions> lr_schedule;
   int64_t samples_per_gpu = 1;
   int64_t accumulation_steps = 1;
   PrecisionSettings precision;
@@ -49,23 +34,6 @@ struct TrainingSettings {
   // FP16_Optimizer ignores).
   std::vector<std::string> notes;
 };
-
-// Loss-scaler options from fp16 keys: each key given overrides DeepSpeed's
-// dynamic-scaling defaults (2^16, window 1000, hysteresis 2, min 1), which hold
-// whether or not any key is given (the YAML section and FP16_Optimizer).
-LossScalerOptions loss_scaler_options(const DeepSpeedFp16& fp16);
-
-// The options ZeRO's DynamicLossScaler gets: as loss_scaler_options when the
-// section names a dynamic-scaling key (initial_scale_power, loss_scale_window,
-// min_loss_scale, hysteresis, consecutive_hysteresis); otherwise the class
-// defaults (2^32, window 1000, hysteresis 1, min 1). `loss_scale` and
-// `raise_error_at_min_scale` apply either way.
-LossScalerOptions zero_loss_scaler_options(const DeepSpeedFp16& fp16);
-
-// The `fp16` section of the YAML config (its keys are DeepSpeed's; a present
-// section enables fp16 unless `enabled: false`, as mmcv's `fp16 = dict(...)`
-// does).
-DeepSpeedFp16 fp16_from_config(const ConfigNode& fp16);
 
 // Reads `optimizer`, `optimizer_config`, `lr_config`, `data.samples_per_gpu`,
 // `data.gradient_accumulation_steps`, `fp16` and `bf16` of a validated config.

@@ -68,11 +68,11 @@ TEST(AutoScaleLr, DeepSpeedScheduleLrsScaleToo) {
   DeepSpeedScheduleOptions schedule;
   schedule.warmup_min_lr = 1e-5;
   schedule.warmup_max_lr = 2e-4;
-  settings.deepspeed_schedule = schedule;
-  settings.cosine.reset();
+  settings.lr_schedule = std::make_shared<DeepSpeedScheduleOptions>(schedule);
   apply_auto_scale_lr(settings, enabled(2), 4);  // 4 x 2 of 2: four times
-  EXPECT_DOUBLE_EQ(settings.deepspeed_schedule->warmup_min_lr, 4e-5);
-  EXPECT_DOUBLE_EQ(settings.deepspeed_schedule->warmup_max_lr, 8e-4);
+  const auto& scaled = dynamic_cast<const DeepSpeedScheduleOptions&>(*settings.lr_schedule);
+  EXPECT_DOUBLE_EQ(scaled.warmup_min_lr, 4e-5);
+  EXPECT_DOUBLE_EQ(scaled.warmup_max_lr, 8e-4);
   EXPECT_DOUBLE_EQ(settings.solver.adam.lr, 4e-4);
 }
 
