@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <unordered_map>
 
 #include "olv2/data/frame_reader.h"
 #include "olv2/data/json_field.h"
@@ -178,6 +179,22 @@ std::vector<int8_t> parse_topology(const JsonField& field, size_t rows, size_t c
   return out;
 }
 
+// The format gives every lane centerline and every traffic element its own id within the frame
+// ("unique ID in the current frame"): results files and the topology name objects by it.
+template <typename Object>
+void require_unique_ids(const JsonField& list, const std::vector<Object>& objects,
+                        const std::string& what) {
+  std::unordered_map<int64_t, size_t> first_with;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const auto [found, inserted] = first_with.emplace(objects[i].id, i);
+    if (!inserted) {
+      list.element(i).at("id").fail(
+          "duplicate id " + std::to_string(objects[i].id) + ", also the id of " + what + "[" +
+          std::to_string(found->second) + "]; ids are unique within a frame");
+    }
+  }
+}
+
 void parse_annotation(const JsonField& annotation, Frame& frame, int point_interval) {
   const JsonField lanes = annotation.at("lane_centerline");
   const size_t n = lanes.list_size();
@@ -191,10 +208,12 @@ void parse_annotation(const JsonField& annotation, Frame& frame, int point_inter
                   " as the first centerline of the frame");
     }
   }
+  require_unique_ids(lanes, frame.lanes, "lane_centerline");
   const JsonField elements = annotation.at("traffic_element");
   const size_t k = elements.list_size();
   for (size_t i = 0; i < k; ++i)
     frame.traffic_elements.push_back(parse_traffic_element(elements.element(i)));
+  require_unique_ids(elements, frame.traffic_elements, "traffic_element");
   frame.topology_lclc =
       parse_topology(annotation.at("topology_lclc"), n, n, "one per lane centerline");
   frame.topology_lcte =

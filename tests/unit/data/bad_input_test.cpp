@@ -7,6 +7,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/data/dataset.h"
+#include "olv2/data/dataset_check.h"
 #include "olv2/data/frame_reader.h"
 #include "olv2/data/image_io.h"
 #include "olv2/data/pipeline.h"
@@ -297,6 +298,33 @@ TEST_F(BadInput, AKeyWrittenTwiceIsNamed) {
   text.replace(text.find(lanes), lanes.size(), lanes + "\"id\":7,");
   write_text(frame_path(), text);
   EXPECT_MESSAGE_HAS(read_error(), "key `annotation.lane_centerline[0].id`: written twice");
+}
+
+// The format gives each lane centerline and each traffic element its own id within a frame.
+TEST_F(BadInput, DuplicateIdsAreRefusedByTheReaderAndCheckData) {
+  Json frame = valid_frame();
+  frame["annotation"]["lane_centerline"][2]["id"] = 100;
+  write_frame(frame);
+  std::string message = read_error();
+  EXPECT_MESSAGE_HAS(message, frame_path().string());
+  EXPECT_MESSAGE_HAS(message,
+                     "key `annotation.lane_centerline[2].id`: duplicate id 100, also the "
+                     "id of lane_centerline[0]");
+  const DatasetCheckReport report =
+      check_dataset(FrameIndex(root_, root_ / "data_dict_tiny.json", kSplit), {});
+  ASSERT_EQ(report.problems.count("invalid frame"), 1u);
+  EXPECT_MESSAGE_HAS(report.examples.at("invalid frame").at(0), "duplicate id 100");
+
+  frame = valid_frame();
+  frame["annotation"]["traffic_element"][1]["id"] = 200;
+  write_frame(frame);
+  EXPECT_MESSAGE_HAS(read_error(), "key `annotation.traffic_element[1].id`: duplicate id 200");
+
+  // Lanes and traffic elements are counted apart: a lane may share an element's id.
+  frame = valid_frame();
+  frame["annotation"]["traffic_element"][0]["id"] = 100;
+  write_frame(frame);
+  EXPECT_EQ(read().traffic_elements.at(0).id, 100);
 }
 
 TEST_F(BadInput, TrafficElementAttributeMustBeOneOfTheClasses) {
