@@ -1,13 +1,13 @@
 // probe_model: runs frames (a `dict[str, Tensor]` in the model fixtures' input format) through
 // the model of a config with the weights of a state dict, and writes the losses and matchings
 // (train mode) or the decoded head outputs (test mode) as JSON, or one training step's
-// gradients (grads mode) as a `.pt` record, optionally compared with a reference record.
+// gradients (grads mode) as a `.pt` record, optionally compared with a reference record; or
+// writes the freshly built model's state-dict names and shapes (state-dict mode).
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
 #include <array>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,6 +28,7 @@
 #include "olv2/util/app_main.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 
@@ -134,16 +135,29 @@ nlohmann::ordered_json probe_detector(olv2::TopologyDetectorImpl& model, const o
   return out;
 }
 
-std::shared_ptr<olv2::DetectorImpl> fixture_model(const Arguments& args) {
+// The model of the config, without its pretrained backbone weights.
+std::shared_ptr<olv2::DetectorImpl> built_model(const Arguments& args) {
   olv2::ConfigNode config = olv2::load_config_file(args.config);
   const olv2::ConfigNode* model_section = config.find("model");
   if (model_section == nullptr) throw input_error(args.config.string() + ": no `model` section");
-  // The state dict replaces every weight, so no pretrained backbone is read.
   olv2::ConfigNode model_config = *model_section;
   if (olv2::ConfigNode* backbone = model_config.find("img_backbone")) backbone->erase("init_cfg");
-  const std::shared_ptr<olv2::DetectorImpl> model = olv2::build_detector(model_config);
+  return olv2::build_detector(model_config);
+}
+
+std::shared_ptr<olv2::DetectorImpl> fixture_model(const Arguments& args) {
+  const std::shared_ptr<olv2::DetectorImpl> model = built_model(args);
   olv2::load_state_dict(*model, olv2::tensors_of(olv2::read_pth(args.state_dict)));
   return model;
+}
+
+// Every parameter and buffer name with its shape, in state-dict order.
+nlohmann::ordered_json state_dict_shapes(const Arguments& args) {
+  nlohmann::ordered_json shapes = nlohmann::ordered_json::object();
+  for (const auto& [name, tensor] : olv2::module_state_dict(*built_model(args))) {
+    shapes[name] = tensor.sizes().vec();
+  }
+  return shapes;
 }
 
 nlohmann::ordered_json probe(const Arguments& args) {
@@ -224,14 +238,17 @@ int main(int argc, char** argv) {
   CLI::App app{"Run frames through a model: its losses, outputs or one step's gradients"};
   Arguments args;
   app.add_option("--config", args.config, "config file with a `model` section")->required();
-  app.add_option("--state-dict", args.state_dict, "weights (.pt/.pth state dict)")->required();
-  app.add_option("--input", args.input, "sample: dict of tensors (img, lidar2img, img_shape, ...)")
-      ->required();
+  app.add_option("--state-dict", args.state_dict,
+                 "weights (.pt/.pth state dict); every mode but state-dict");
+  app.add_option("--input", args.input,
+                 "sample: dict of tensors (img, lidar2img, img_shape, ...); every mode but "
+                 "state-dict");
   app.add_option("--out", args.out, "JSON file to write (grads mode: .pt record)")->required();
   app.add_option("--mode", args.mode,
                  "train: losses and matchings; test: decoded outputs; grads: one step's "
-                 "gradients (every frame of --input, or one frame a rank)")
-      ->check(CLI::IsMember({"train", "test", "grads"}));
+                 "gradients (every frame of --input, or one frame a rank); state-dict: the "
+                 "freshly built model's {name: shape}, needing no weights and no frames")
+      ->check(CLI::IsMember({"train", "test", "grads", "state-dict"}));
   app.add_option("--launcher", args.launcher,
                  "grads mode: pytorch for one frame a rank under torchrun, gradients averaged")
       ->check(CLI::IsMember({"none", "pytorch"}));
@@ -244,11 +261,17 @@ int main(int argc, char** argv) {
   if (const auto status = olv2::parse_command_line(app, "probe_model", argc, argv)) return *status;
 
   return olv2::guarded_main("probe_model", [&] {
+    if (args.mode != "state-dict") {
+      for (const auto& [flag, value] :
+           {std::pair{"--state-dict", args.state_dict}, std::pair{"--input", args.input}}) {
+        if (value.empty())
+          throw input_error(std::string(flag) + " is required in " + args.mode + " mode");
+      }
+    }
     if (args.mode == "grads") return probe_gradients(args);
-    const nlohmann::ordered_json out = probe(args);
-    std::ofstream file(args.out);
-    if (!file) throw input_error("--out " + args.out.string() + ": cannot open for writing");
-    file << out.dump(1) << '\n';
+    const nlohmann::ordered_json out =
+        args.mode == "state-dict" ? state_dict_shapes(args) : probe(args);
+    olv2::write_file_atomic(args.out, out.dump(1) + "\n");
     return 0;
   });
 }

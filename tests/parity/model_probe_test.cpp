@@ -77,6 +77,34 @@ TEST(ProbeModel, TrainModeWritesTheOriginalLossesAndMatchings) {
   }
 }
 
+// The freshly built model's {name: shape} equals the original's state dict, needing no weights.
+TEST(ProbeModel, StateDictModeWritesTheOriginalNamesAndShapes) {
+  for (const auto& [prefix, config] :
+       {std::pair<std::string, std::string>{"baseline_", "baseline.yaml"},
+        {"baseline_large_", "baseline_large_reduced.yaml"}}) {
+    OLV2_REQUIRE_FIXTURE(state_path, prefix + "state_dict.pt");
+    const auto out = scratch_dir("probe_state_dict") / (prefix + "shapes.json");
+    const CommandResult result =
+        run_app("probe_model", "--config " + (source_dir() / "configs/fixtures" / config).string() +
+                                   " --mode state-dict --out " + out.string());
+    ASSERT_EQ(result.exit_status, 0) << result.output;
+    const nlohmann::json shapes = load_json(out);
+    const TensorMap original = load_tensor_dict(state_path);
+    EXPECT_EQ(shapes.size(), original.size()) << config;
+    for (const auto& [name, tensor] : original) {
+      ASSERT_TRUE(shapes.contains(name)) << config << ": " << name;
+      EXPECT_EQ(shapes.at(name).get<std::vector<int64_t>>(), tensor.sizes().vec()) << name;
+    }
+  }
+  const CommandResult missing =
+      run_app("probe_model",
+              "--config " + (source_dir() / "configs/fixtures/baseline.yaml").string() +
+                  " --mode train --out " + (scratch_dir("probe_state_dict") / "x.json").string());
+  EXPECT_EQ(missing.exit_status, 2) << missing.output;
+  EXPECT_NE(missing.output.find("--state-dict is required in train mode"), std::string::npos)
+      << missing.output;
+}
+
 TEST(ProbeModel, TestModeWritesTheOriginalOutputs) {
   OLV2_REQUIRE_FIXTURE(outputs_path, "baseline_outputs.pt");
   const auto dir = outputs_path.parent_path();
