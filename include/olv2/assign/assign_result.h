@@ -1,4 +1,5 @@
 #pragma once
+// The outcome of matching one sample's queries to its ground truth, in mmdet's terms.
 #include <ATen/core/Tensor.h>
 
 namespace olv2 {

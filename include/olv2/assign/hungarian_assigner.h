@@ -1,4 +1,5 @@
 #pragma once
+// mmdet 2.x's `HungarianAssigner` for traffic-element boxes: its `assigner` options and its cost.
 #include <ATen/core/Tensor.h>
 
 #include <memory>

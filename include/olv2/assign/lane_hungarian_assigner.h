@@ -1,4 +1,5 @@
 #pragma once
+// OpenLane-V2's `LaneHungarianAssigner` for lane control points: its `assigner` options and cost.
 #include <ATen/core/Tensor.h>
 
 #include <memory>

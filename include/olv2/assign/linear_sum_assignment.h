@@ -1,4 +1,6 @@
 #pragma once
+// The minimum-cost matching under the Hungarian assigners: SciPy's `linear_sum_assignment`, ported
+// with its tie-breaking.
 #include <cstdint>
 #include <vector>
 

@@ -1,4 +1,6 @@
 #pragma once
+// The match costs of mmdet 2.x and OpenLane-V2 that the Hungarian assigners add up, with their
+// config schemas.
 #include <ATen/core/Tensor.h>
 
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// Config trees to and from JSON: a config written as JSON, and JSON sections (a DeepSpeed
+// JSON's) read through the YAML config's schemas and readers.
 #include <nlohmann/json.hpp>
 #include <string>
 

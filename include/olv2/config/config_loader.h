@@ -1,4 +1,5 @@
 #pragma once
+// Reading a config: YAML parsing, `_base_` inheritance, merging and `--cfg-options` overrides.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// The config tree: YAML values that remember the file:line:col and key path they were written at.
 #include <cstdint>
 #include <string>
 #include <utility>

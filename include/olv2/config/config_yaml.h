@@ -1,4 +1,5 @@
 #pragma once
+// A config tree written back as YAML that reads to the same values here and in PyYAML.
 #include <string>
 
 #include "olv2/config/config_node.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The registries of components by config `type`, as mmcv's: each type's schema, reader and builder.
 #include <map>
 #include <memory>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// Config schemas: what each section may hold, checked against the tree with every problem reported
+// at once.
 #include <map>
 #include <memory>
 #include <string>

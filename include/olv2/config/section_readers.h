@@ -1,4 +1,5 @@
 #pragma once
+// Shared pieces of the schemas and readers of mmcv-style config sections.
 #include <algorithm>
 #include <array>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// The batch the model takes: samples collated into stacked tensors, ground truth kept per sample.
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 

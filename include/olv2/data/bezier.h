@@ -1,4 +1,5 @@
 #pragma once
+// Bezier curves of lane centerlines: the original's endpoint-fixed fit and their evaluation.
 #include <vector>
 
 namespace olv2 {

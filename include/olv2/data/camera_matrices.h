@@ -1,4 +1,5 @@
 #pragma once
+// The 3x3 and 4x4 matrices of camera geometry, built as OpenLane-V2's dataset builds them.
 #include <array>
 
 namespace olv2 {

@@ -1,4 +1,6 @@
 #pragma once
+// The data loader: batches in the sampler's order, built ahead by worker threads, deterministic
+// whatever the thread timing.
 #include <c10/core/Device.h>
 
 #include <atomic>

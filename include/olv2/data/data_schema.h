@@ -1,4 +1,5 @@
 #pragma once
+// The schema of the config's `data` section and of each split's dataset entry.
 #include "olv2/config/schema.h"
 
 namespace olv2 {

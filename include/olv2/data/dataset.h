@@ -1,4 +1,6 @@
 #pragma once
+// A split of an OpenLane-V2 dataset run through its pipeline, the original's
+// `OpenLaneV2SubsetADataset`.
 #include <atomic>
 #include <cstdint>
 #include <optional>

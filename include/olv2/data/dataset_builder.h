@@ -1,4 +1,5 @@
 #pragma once
+// A split's dataset built from the config: its location, subset, pipeline and bad-frame policy.
 #include <cstdint>
 #include <memory>
 #include <optional>

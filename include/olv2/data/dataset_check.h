@@ -1,4 +1,6 @@
 #pragma once
+// Checking a dataset split before training: every frame and image read as training would, with a
+// report of what was found.
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -1,4 +1,5 @@
 #pragma once
+// Where a split of an OpenLane-V2 dataset lives on disk, from the config or from a collection name.
 #include <filesystem>
 #include <string>
 

@@ -1,4 +1,6 @@
 #pragma once
+// Batches read from the model fixtures' `.pt` input files, and rescaled as the original's benchmark
+// does.
 #include <cstdint>
 #include <filesystem>
 #include <vector>

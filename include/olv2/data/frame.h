@@ -1,4 +1,6 @@
 #pragma once
+// One OpenLane-V2 frame as annotated on disk: subsets and their cameras, poses, lane centerlines,
+// traffic elements and topology.
 #include <array>
 #include <cstdint>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// What a detector predicts for one OpenLane-V2 frame, as the results file stores it and evaluation
+// reads it.
 #include <array>
 #include <cstddef>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// Reading OpenLane-V2 frames: the collection JSON of a split, each frame's info JSON checked key by
+// key, and the index of a split's frames.
 #include <atomic>
 #include <cstdint>
 #include <filesystem>

@@ -1,4 +1,5 @@
 #pragma once
+// Decoding camera images as the original loader does, and inspecting image files without decoding.
 #include <cstdint>
 #include <opencv2/core/mat.hpp>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// Strict reading of input JSON: duplicate keys and non-finite numbers rejected, every error naming
+// its key path.
 #include <array>
 #include <cstddef>
 #include <cstdint>

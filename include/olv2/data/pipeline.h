@@ -1,4 +1,5 @@
 #pragma once
+// A data pipeline: the transforms an mmcv pipeline list names, run in order on one frame.
 #include <memory>
 #include <random>
 #include <set>

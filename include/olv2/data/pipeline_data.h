@@ -1,4 +1,6 @@
 #pragma once
+// The state a data pipeline carries from transform to transform, the original's `results` dict,
+// and how a frame becomes it.
 #include <array>
 #include <cstdint>
 #include <opencv2/core/mat.hpp>

@@ -1,4 +1,5 @@
 #pragma once
+// The schema of a split's `pipeline` list, each transform checked against its own parameters.
 #include "olv2/config/schema.h"
 
 namespace olv2 {

@@ -1,4 +1,5 @@
 #pragma once
+// One frame as the pipeline leaves it: image tensors, camera geometry, `img_metas`, ground truth.
 #include <ATen/core/Tensor.h>
 
 #include <array>

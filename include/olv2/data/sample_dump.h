@@ -1,4 +1,6 @@
 #pragma once
+// Post-pipeline samples written as `.pth` entries named as the pipeline fixtures, for comparison
+// with a reference.
 #include <string>
 #include <vector>
 

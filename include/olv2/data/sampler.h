@@ -1,4 +1,5 @@
 #pragma once
+// The samplers of mmdet: which dataset indices each rank visits in an epoch, fixed by the seed.
 #include <cstdint>
 #include <vector>
 

@@ -1,4 +1,6 @@
 #pragma once
+// The `test_ds` command: predicting a split with a checkpoint, then submission, results, pictures
+// and metrics.
 #include "olv2/engine/settings/test_options.h"
 
 namespace olv2 {

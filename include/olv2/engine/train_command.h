@@ -1,4 +1,5 @@
 #pragma once
+// The `train_ds` command: its config resolved and checked, then the whole training run.
 #include <memory>
 #include <vector>
 

@@ -1,4 +1,6 @@
 #pragma once
+// The state the training loop and its hooks share: the run's parts, where it stands, the step in
+// progress and what is logged.
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 

@@ -1,4 +1,5 @@
 #pragma once
+// The training loop: epochs of optimizer steps over micro-batches, every other concern in a hook.
 #include <memory>
 #include <vector>
 

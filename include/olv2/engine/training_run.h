@@ -1,4 +1,6 @@
 #pragma once
+// One `train_ds` run assembled from its settings (model, data, solver, resumed state, hooks) and
+// handed to the training loop.
 #include <c10/core/Device.h>
 
 #include <filesystem>

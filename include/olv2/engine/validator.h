@@ -1,4 +1,6 @@
 #pragma once
+// Prediction and validation over a dataset, sharded over the ranks and scored with the official
+// metrics on rank 0.
 #include <c10/core/Device.h>
 
 #include <filesystem>

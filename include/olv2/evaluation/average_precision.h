@@ -1,4 +1,5 @@
 #pragma once
+// Average precision as the official OpenLane-V2 evaluator computes it, over a dataset's matches.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,6 @@
 #pragma once
+// The detection metrics of OpenLane-V2: DET_l over lane thresholds and DET_t over traffic-element
+// attributes.
 #include <array>
 #include <vector>
 

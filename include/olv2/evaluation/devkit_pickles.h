@@ -1,4 +1,6 @@
 #pragma once
+// The OpenLane-V2 devkit's pickles, leaderboard submissions and ground-truth collections, read
+// without running Python.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// The ground-truth by prediction distance matrix of one frame that matching works on.
 #include <cstddef>
 #include <vector>
 

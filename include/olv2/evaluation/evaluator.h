@@ -1,4 +1,6 @@
 #pragma once
+// The OpenLane-V2 devkit's metrics of a whole split: scoring predictions, and the metrics as JSON
+// and as a table.
 #include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,5 @@
 #pragma once
+// Lane distances of the official evaluator: the discrete Fréchet distance, relaxed with range.
 #include <array>
 #include <vector>
 

@@ -1,4 +1,5 @@
 #pragma once
+// The annotation of a frame as the official evaluator sees it, and loading it for a whole split.
 #include <cstdint>
 #include <filesystem>
 #include <string>

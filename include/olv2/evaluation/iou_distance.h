@@ -1,4 +1,5 @@
 #pragma once
+// Traffic-element box distances of the official evaluator: one minus IoU.
 #include <array>
 #include <vector>
 

@@ -1,4 +1,5 @@
 #pragma once
+// The ISO 3166 country check the devkit applies to a leaderboard submission's `country / region`.
 #include <string>
 
 namespace olv2 {

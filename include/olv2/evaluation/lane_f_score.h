@@ -1,4 +1,5 @@
 #pragma once
+// The OpenLane-V2 devkit's "F-Score for 3D Lane", the lane F1 logged beside OLS.
 #include <vector>
 
 #include "olv2/data/frame_prediction.h"

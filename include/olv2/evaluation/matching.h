@@ -1,4 +1,5 @@
 #pragma once
+// The official evaluator's greedy matching of a frame's predictions to its ground truth.
 #include <cstdint>
 #include <vector>
 

@@ -1,4 +1,5 @@
 #pragma once
+// numpy's pairwise summation and mean, so that metric averages round bit for bit as the devkit's.
 #include <cstddef>
 #include <vector>
 

@@ -1,4 +1,5 @@
 #pragma once
+// The OpenLane-V2 Score, OLS, from the detection and topology metrics.
 #include "olv2/evaluation/topology_metrics.h"
 
 namespace olv2 {

@@ -1,4 +1,5 @@
 #pragma once
+// The ids a frame's predicted lanes and traffic elements carry in results files and submissions.
 #include <cstddef>
 #include <cstdint>
 

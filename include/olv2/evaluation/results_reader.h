@@ -1,4 +1,5 @@
 #pragma once
+// Reading JSON results files strictly, and ordering their predictions like a split's frames.
 #include <filesystem>
 #include <string>
 #include <vector>

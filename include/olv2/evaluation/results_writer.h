@@ -1,4 +1,5 @@
 #pragma once
+// Writing predictions as a JSON results file, with the submission metadata first.
 #include <filesystem>
 #include <ostream>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// Who made a results file: the metadata a valid OpenLane-V2 leaderboard submission needs, from the
+// config's `submission` section.
 #include <cstddef>
 #include <string>
 #include <utility>

@@ -1,4 +1,5 @@
 #pragma once
+// Writing predictions as the OpenLane-V2 leaderboard submission pickle, without Python.
 #include <filesystem>
 #include <ostream>
 #include <vector>

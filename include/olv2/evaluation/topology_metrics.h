@@ -1,4 +1,5 @@
 #pragma once
+// The OpenLane-V2 topology metrics, TOP_ll and TOP_lt, in the devkit's v1.0 and v1.1 definitions.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// Box conversions and mmdet's IoU and GIoU of boxes, shared by the losses and the match costs.
 #include <ATen/core/Tensor.h>
 
 namespace olv2 {

@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's sigmoid `FocalLoss`, the classification loss of the heads, with its config.
 #include <ATen/core/Tensor.h>
 
 #include <optional>

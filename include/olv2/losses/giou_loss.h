@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's `GIoULoss`, a box regression loss of the traffic-element heads.
 #include <ATen/core/Tensor.h>
 
 #include <optional>

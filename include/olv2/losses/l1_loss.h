@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's `L1Loss`, the regression loss of lane control points and boxes.
 #include <ATen/core/Tensor.h>
 
 #include <optional>

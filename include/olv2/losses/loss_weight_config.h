@@ -1,4 +1,5 @@
 #pragma once
+// The config of the losses that have only a `loss_weight`.
 #include <string>
 
 #include "olv2/config/config_node.h"

@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's `weight_reduce_loss`: how every loss is weighted and averaged.
 #include <ATen/core/Tensor.h>
 
 #include <optional>

@@ -1,4 +1,6 @@
 #pragma once
+// Activation checkpointing as PyTorch's `torch.utils.checkpoint`: a segment recomputed in backward
+// with the same RNG and autocast state.
 #include <ATen/core/Tensor.h>
 
 #include <functional>

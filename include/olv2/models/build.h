@@ -1,4 +1,6 @@
 #pragma once
+// Building a detector from the `model` section: the detector registry, its schema, and the
+// pretrained backbone weights.
 #include <memory>
 
 #include "olv2/config/config_node.h"

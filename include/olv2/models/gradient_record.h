@@ -1,4 +1,5 @@
 #pragma once
+// A training step's parameter gradients by state-dict name, compared with a reference record.
 #include <torch/nn/module.h>
 
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// mmcv's `init_cfg: {type: Pretrained}`: finding a part's pretrained checkpoint and loading it.
 #include <torch/nn/module.h>
 
 #include <filesystem>

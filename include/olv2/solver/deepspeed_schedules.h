@@ -1,4 +1,6 @@
 #pragma once
+// DeepSpeed's LR schedules (WarmupLR, WarmupDecayLR, WarmupCosineLR), from a DeepSpeed JSON's
+// `scheduler` section.
 #include <string>
 #include <vector>
 

@@ -1,4 +1,6 @@
 #pragma once
+// Gradient clipping by global norm, as torch.nn.utils.clip_grad_norm_, also over gradients sharded
+// across ranks.
 #include <ATen/core/Tensor.h>
 
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// mmcv's CosineAnnealing LR schedule with warm-up, the `lr_config` policy of the original configs.
 #include <optional>
 #include <string>
 #include <vector>

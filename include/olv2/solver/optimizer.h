@@ -1,4 +1,5 @@
 #pragma once
+// The Adam and AdamW optimizers of a run over its param groups, and their learning rates.
 #include <torch/optim/optimizer.h>
 
 #include <array>

@@ -1,4 +1,6 @@
 #pragma once
+// Parameters grouped by learning rate and weight decay, as mmcv's `paramwise_cfg.custom_keys`
+// assigns them.
 #include <ATen/core/Tensor.h>
 #include <torch/ordered_dict.h>
 

@@ -1,4 +1,5 @@
 #pragma once
+// The solver settings of a config: the `optimizer` and `optimizer_config` sections, read once.
 #include <optional>
 #include <vector>
 

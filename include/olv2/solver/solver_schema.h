@@ -1,4 +1,5 @@
 #pragma once
+// The schemas of the config's `optimizer` and `optimizer_config` sections.
 #include "olv2/config/schema.h"
 
 namespace olv2 {

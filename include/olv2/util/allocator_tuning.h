@@ -1,4 +1,5 @@
 #pragma once
+// Process-wide allocator settings that keep freed memory for the next sample and training step.
 
 namespace olv2 {
 

@@ -1,4 +1,5 @@
 #pragma once
+// The guard around every app's `main`: escaping errors become one stderr line and an exit status.
 #include <functional>
 
 namespace olv2 {

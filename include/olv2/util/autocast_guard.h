@@ -1,4 +1,5 @@
 #pragma once
+// Autocast set for a scope and restored after it, as `torch.autocast` does.
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 

@@ -1,4 +1,6 @@
 #pragma once
+// A cache of large page-backed memory blocks that reuses freed blocks and never maps more than the
+// peak in use.
 #include <cstddef>
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,6 @@
 #pragma once
+// The collectives across ranks the engine and models use, the one-process case, and the process's
+// own collective.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

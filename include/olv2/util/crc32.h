@@ -1,4 +1,5 @@
 #pragma once
+// The CRC-32 of zip archives and the CRC-32C of TFRecord files.
 #include <cstdint>
 #include <string_view>
 

@@ -1,4 +1,5 @@
 #pragma once
+// CUDA as LibTorch was built with it and as the machine offers it, and the GPU each rank trains on.
 #include <c10/core/Device.h>
 
 #include <cstdint>

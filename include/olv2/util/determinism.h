@@ -1,4 +1,6 @@
 #pragma once
+// Deterministic algorithms for a run, mmdet's `set_random_seed(deterministic=True)`, and how they
+// are reported.
 #include <c10/core/Device.h>
 
 #include <string>

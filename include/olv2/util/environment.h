@@ -1,4 +1,5 @@
 #pragma once
+// What a run logs about its environment at start, as mmdet's collect_env, and the version string.
 #include <c10/core/Device.h>
 
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// The project's one error type and the exit statuses every app shares.
 #include <stdexcept>
 #include <string>
 

@@ -1,4 +1,5 @@
 #pragma once
+// Named points where a test makes the process die as `kill -9` would, chosen by `OLV2_FAULT`.
 
 namespace olv2 {
 

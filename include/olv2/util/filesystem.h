@@ -1,4 +1,5 @@
 #pragma once
+// File reading and atomic file writing, with the system's reason in errors.
 #include <filesystem>
 #include <functional>
 #include <ostream>

@@ -1,4 +1,5 @@
 #pragma once
+// The process-wide large-block cache behind CPU tensors and OpenCV images of 1 MiB or more.
 #include <cstddef>
 
 #include "olv2/util/block_cache.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The console and `.log` file logging of every app, with mmcv's levels and timestamps.
 #include <spdlog/spdlog.h>
 
 #include <filesystem>

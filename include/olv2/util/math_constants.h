@@ -1,4 +1,5 @@
 #pragma once
+// Mathematical constants the standard library lacks before C++20.
 
 namespace olv2 {
 

@@ -1,4 +1,5 @@
 #pragma once
+// The peak memory the logs report, on a CUDA device or on the CPU.
 #include <c10/core/Device.h>
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+// SplitMix64, the one hash the project derives every seed from.
 #include <cstdint>
 
 namespace olv2 {

@@ -1,4 +1,6 @@
 #pragma once
+// State dicts: a module's tensors in PyTorch's `state_dict()` order, to and from `.pth` values, and
+// loading them.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 

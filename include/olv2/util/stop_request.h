@@ -1,4 +1,5 @@
 #pragma once
+// SIGINT and SIGTERM as requests to stop a run at the next optimizer-step boundary.
 
 namespace olv2 {
 

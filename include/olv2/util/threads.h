@@ -1,4 +1,5 @@
 #pragma once
+// LibTorch's intra-op thread count: the cores available and the default share of each rank.
 #include <cstdint>
 
 namespace olv2 {

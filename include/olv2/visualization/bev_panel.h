@@ -1,4 +1,5 @@
 #pragma once
+// The bird's-eye panel of a frame figure: its geometry and its drawing of lanes and their topology.
 #include <array>
 #include <opencv2/core/mat.hpp>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// The drawing primitives of the figures: clipped antialiased lines, dashes, arrowheads and text.
 #include <opencv2/core/mat.hpp>
 #include <string>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// What a frame figure shows: the ground truth and the predictions above the score threshold.
 #include <array>
 #include <cstddef>
 #include <vector>

@@ -1,4 +1,6 @@
 #pragma once
+// A frame's picture, the bird's-eye and front-camera panels with title and legend, and writing them
+// for a split.
 #include <cstddef>
 #include <filesystem>
 #include <opencv2/core/mat.hpp>

@@ -1,4 +1,6 @@
 #pragma once
+// The front-camera panel of a frame figure: its projection of ego points and its drawing of lanes,
+// boxes and links.
 #include <array>
 #include <opencv2/core/mat.hpp>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// The colours of every figure, the same for the same thing in every frame.
 #include <opencv2/core/types.hpp>
 
 namespace olv2::palette {

@@ -1,4 +1,5 @@
 #pragma once
+// The cameras of synthetic frames: a plausible subset A or B ring, and projection through it.
 #include <opencv2/core/matx.hpp>
 #include <opencv2/core/types.hpp>
 #include <optional>

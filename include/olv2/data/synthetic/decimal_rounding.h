@@ -1,4 +1,5 @@
 #pragma once
+// Rounding synthetic values to the decimals the real OpenLane-V2 files show.
 #include <cmath>
 
 namespace olv2::synthetic {

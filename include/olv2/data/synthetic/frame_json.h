@@ -1,4 +1,5 @@
 #pragma once
+// Synthetic frames written as OpenLane-V2 info JSON, with their image paths.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,4 +1,6 @@
 #pragma once
+// Drawing the camera images of a synthetic scene: ground, sky, lane markings, centerlines and
+// traffic elements.
 #include <cstdint>
 #include <opencv2/core/mat.hpp>
 

@@ -1,4 +1,6 @@
 #pragma once
+// The synthetic road scenes: a segment's road layout and each frame's lanes, traffic elements and
+// topology.
 #include <cstdint>
 #include <opencv2/core/matx.hpp>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// The synthetic data generator's random draws, the same for a seed with any standard library.
 #include <cstdint>
 #include <initializer_list>
 #include <random>

@@ -1,4 +1,5 @@
 #pragma once
+// A small synthetic dataset in OpenLane-V2's on-disk format, written from one seed.
 #include <cstdint>
 #include <filesystem>
 

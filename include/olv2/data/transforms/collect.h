@@ -1,4 +1,5 @@
 #pragma once
+// The `Collect` transform: the keys and image metas a sample keeps at the end of a pipeline.
 #include <string>
 #include <vector>
 

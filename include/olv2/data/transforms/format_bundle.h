@@ -1,4 +1,5 @@
 #pragma once
+// The `CustomDefaultFormatBundle` transform: images and ground truth turned into tensors.
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/transforms/transform.h"

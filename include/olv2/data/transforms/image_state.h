@@ -1,4 +1,5 @@
 #pragma once
+// The image work transforms defer to fuse passes, done on demand by a transform that needs it.
 #include "olv2/data/pipeline_data.h"
 
 namespace olv2 {

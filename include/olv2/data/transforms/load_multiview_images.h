@@ -1,4 +1,5 @@
 #pragma once
+// The `CustomLoadMultiViewImageFromFiles` transform, which decodes every camera's image.
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/transforms/transform.h"

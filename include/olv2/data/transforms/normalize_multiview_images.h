@@ -1,4 +1,5 @@
 #pragma once
+// The `NormalizeMultiviewImage` transform: per-channel mean and std normalisation of every image.
 #include <array>
 
 #include "olv2/config/config_node.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The `CustomPadMultiViewImage` transform: padding every camera's image, with its options.
 #include <optional>
 
 #include "olv2/config/config_node.h"

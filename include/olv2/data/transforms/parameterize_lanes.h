@@ -1,4 +1,5 @@
 #pragma once
+// The `CustomParameterizeLane` transform: lane centerlines as endpoint-fixed Bezier control points.
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/transforms/transform.h"

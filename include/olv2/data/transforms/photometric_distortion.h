@@ -1,4 +1,6 @@
 #pragma once
+// The `PhotoMetricDistortionMultiViewImage` transform: random colour augmentation, with its options
+// and its draws.
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/transforms/transform.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The transforms a pipeline list may name, by `type`.
 #include "olv2/config/registry.h"
 #include "olv2/data/transforms/transform.h"
 

@@ -1,4 +1,6 @@
 #pragma once
+// The `ResizeFrontView` transform: the portrait front image stretched to landscape, geometry and
+// boxes with it.
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/transforms/transform.h"

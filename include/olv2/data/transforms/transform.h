@@ -1,4 +1,6 @@
 #pragma once
+// A pipeline transform, as mmcv's, and the per-sample random draws that keep augmentation
+// deterministic.
 #include <cstdint>
 #include <memory>
 #include <random>

@@ -1,4 +1,6 @@
 #pragma once
+// The checkpoint files of a work dir, written, rotated and pointed at by `latest.pth` as mmcv keeps
+// them.
 #include <filesystem>
 #include <string>
 

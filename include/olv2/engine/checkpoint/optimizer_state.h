@@ -1,4 +1,5 @@
 #pragma once
+// The Adam/AdamW state in a checkpoint, laid out as PyTorch's `optimizer.state_dict()`.
 #include <torch/optim/optimizer.h>
 
 #include <vector>

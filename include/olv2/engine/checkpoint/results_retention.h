@@ -1,4 +1,5 @@
 #pragma once
+// The validation results files of a work dir: their names, and how many of them stay.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

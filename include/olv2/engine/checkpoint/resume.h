@@ -1,4 +1,6 @@
 #pragma once
+// Resuming a run: the checkpoint `resume_from` names, the run's seed, and the checks that it
+// continues the same trajectory.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

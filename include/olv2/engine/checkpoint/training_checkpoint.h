@@ -1,4 +1,6 @@
 #pragma once
+// The training checkpoint in mmcv's layout: what it holds, writing it, reading it back, and reading
+// the weights of any checkpoint.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

@@ -1,4 +1,5 @@
 #pragma once
+// DDP's gradient all-reduce over buckets, overlapped with the backward or after it.
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -1,4 +1,6 @@
 #pragma once
+// When each gradient bucket may start its communication during the backward, as DDP's reducer
+// decides it.
 #include <ATen/core/Tensor.h>
 
 #include <functional>

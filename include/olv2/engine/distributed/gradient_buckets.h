@@ -1,4 +1,5 @@
 #pragma once
+// DDP's gradient buckets: parameters grouped, flattened and split into equal per-rank parts.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

@@ -1,4 +1,6 @@
 #pragma once
+// How the ranks' gradients meet within an optimizer step: the interface the loop and the optimizer
+// call, and the one-process case.
 #include <ATen/core/Tensor.h>
 
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// A process's place in a multi-process run, read from torchrun's or DeepSpeed's launch environment.
 #include <cstdint>
 #include <string>
 

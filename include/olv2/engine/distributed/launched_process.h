@@ -1,4 +1,5 @@
 #pragma once
+// Starting one process of a `train_ds` or `test_ds` launch: its threads, device and process group.
 #include <c10/core/Device.h>
 
 #include <functional>

@@ -1,4 +1,6 @@
 #pragma once
+// The collectives of a multi-process run over c10d's Gloo or NCCL process groups, with a heartbeat
+// that names lost ranks.
 #include <c10/core/Device.h>
 #include <c10/util/intrusive_ptr.h>
 

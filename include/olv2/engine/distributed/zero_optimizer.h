@@ -1,4 +1,6 @@
 #pragma once
+// DeepSpeed's ZeRO stages 1 and 2: optimizer state, and with stage 2 the gradients, sharded over
+// the ranks.
 #include <ATen/core/Tensor.h>
 #include <torch/optim/optimizer.h>
 

@@ -1,4 +1,5 @@
 #pragma once
+// The hook that writes training checkpoints, mmcv's CheckpointHook, and its `checkpoint_config`.
 #include <cstdint>
 #include <filesystem>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// The hook that ends training when a validation metric stops improving, mmengine's
+// EarlyStoppingHook, and its options.
 #include <cstdint>
 #include <limits>
 #include <memory>

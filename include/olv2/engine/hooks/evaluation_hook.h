@@ -1,4 +1,6 @@
 #pragma once
+// Validation during training, mmdet's EvalHook: its `evaluation` options, results files and best
+// checkpoint.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

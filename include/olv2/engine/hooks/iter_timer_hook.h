@@ -1,4 +1,5 @@
 #pragma once
+// The hook that times each optimizer step and sets the logging intervals, mmcv's IterTimerHook.
 #include <cstdint>
 
 #include "olv2/engine/hook.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The hook that writes mmcv's JSON-lines log, a record per log interval and per validation.
 #include <filesystem>
 
 #include "olv2/engine/hook.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The hook that drives the LR schedule, mmcv's LrUpdaterHook and DeepSpeed's scheduler.step().
 #include "olv2/engine/hook.h"
 
 namespace olv2 {

@@ -1,4 +1,5 @@
 #pragma once
+// The hook that takes the optimizer step at each step boundary, mmcv's OptimizerHook.
 #include <optional>
 
 #include "olv2/engine/hook.h"

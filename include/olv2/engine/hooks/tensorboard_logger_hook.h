@@ -1,4 +1,6 @@
 #pragma once
+// The hook that writes training and validation scalars for TensorBoard, mmcv's
+// TensorboardLoggerHook.
 #include <filesystem>
 
 #include "olv2/engine/hook.h"

@@ -1,4 +1,5 @@
 #pragma once
+// The hook that prints the original trainer's progress line to the console and the `.log` file.
 #include "olv2/engine/hook.h"
 
 namespace olv2 {

@@ -1,4 +1,5 @@
 #pragma once
+// The `.log.json` file of a run: one JSON record per line, as mmcv writes it.
 #include <filesystem>
 #include <fstream>
 

@@ -1,4 +1,5 @@
 #pragma once
+// mmcv's LogBuffer: the values logged per step and their averages over a log interval.
 #include <cstdint>
 #include <string>
 #include <utility>

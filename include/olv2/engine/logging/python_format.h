@@ -1,4 +1,6 @@
 #pragma once
+// Numbers and durations printed exactly as Python 3 prints them, for log lines that must match
+// the original trainer's.
 #include <cstdint>
 #include <string>
 

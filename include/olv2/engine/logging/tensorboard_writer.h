@@ -1,4 +1,5 @@
 #pragma once
+// TensorBoard event files of scalars: the Event messages, writing them and reading them back.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,5 @@
 #pragma once
+// TFRecord framing with its masked CRC32C, as TensorBoard's event files use it.
 #include <cstdint>
 #include <filesystem>
 #include <ostream>

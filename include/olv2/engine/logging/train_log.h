@@ -1,4 +1,5 @@
 #pragma once
+// What a training run logs: the original trainer's progress line and mmcv's train and val records.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// DeepSpeed's DynamicLossScaler, the loss-scaling rule under ZeRO and of the YAML `fp16` section.
 #include <cstdint>
 #include <string>
 

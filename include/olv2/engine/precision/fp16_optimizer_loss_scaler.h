@@ -1,4 +1,5 @@
 #pragma once
+// The loss-scaling rule of DeepSpeed's FP16_Optimizer, the non-ZeRO fp16 path.
 #include <cstdint>
 #include <string>
 

@@ -1,4 +1,6 @@
 #pragma once
+// Loss scaling for fp16 training: DeepSpeed's settings, the scaler interface the optimizer step
+// uses, and its checkpointed state.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+// Building the loss scaler of either DeepSpeed rule, and describing it for the log.
 #include <memory>
 #include <string>
 

@@ -1,4 +1,5 @@
 #pragma once
+// Mixed precision as a run requests it and as one device applies it: autocast and loss scaler.
 #include <c10/core/Device.h>
 
 #include <memory>

@@ -1,4 +1,5 @@
 #pragma once
+// mmdet 2.x's `auto_scale_lr`: the learning rates scaled linearly to the run's world batch.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// DeepSpeed JSON configs: the keys this trainer understands, their validation, and DeepSpeed's
+// batch-size inference.
 #include <array>
 #include <filesystem>
 #include <optional>

@@ -1,4 +1,6 @@
 #pragma once
+// The engine's settings of a config (epochs, logging, checkpoints, validation, hooks, resume),
+// read once.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// The schemas of the config's `runner` and `bf16` sections.
 #include <string>
 #include <vector>
 

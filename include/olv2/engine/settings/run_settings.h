@@ -1,4 +1,5 @@
 #pragma once
+// Everything a training run reads from its config and command line, gathered once before it starts.
 #include <cstdint>
 #include <memory>
 #include <optional>

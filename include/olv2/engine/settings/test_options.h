@@ -1,4 +1,5 @@
 #pragma once
+// The options of the `test_ds` command line, mmdet's tools/test.py for this project.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// The whole `train_ds` config: its schema, and the top-level keys kept or ignored from the Python
+// configs.
 #include <string>
 #include <vector>
 

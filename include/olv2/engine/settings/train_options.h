@@ -1,4 +1,5 @@
 #pragma once
+// The options of the `train_ds` command line: the original trainer's flags plus this project's.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// The optimisation settings of a run: the YAML config's, with a DeepSpeed JSON laid over them, and
+// the LR schedule they build.
 #include <memory>
 #include <optional>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// The image backbones: one interface, options read from `img_backbone`, chosen by `type`.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 

@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's ResNet backbone, with its `img_backbone` options and parameter names.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>

@@ -1,4 +1,5 @@
 #pragma once
+// The residual blocks of mmdet's ResNet: BasicBlock, Bottleneck and their downsample branch.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>

@@ -1,4 +1,6 @@
 #pragma once
+// BEVFormer's reference points: the BEV grid's pillar anchors and cell centres, and the anchors'
+// projection into the cameras.
 #include <ATen/core/Tensor.h>
 #include <c10/core/TensorOptions.h>
 

@@ -1,4 +1,6 @@
 #pragma once
+// OpenLane-V2's `BEVFormerConstructer`: the BEV built by a BEVFormer encoder from multi-camera
+// features and the can_bus vector.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>

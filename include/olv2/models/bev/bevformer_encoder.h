@@ -1,4 +1,5 @@
 #pragma once
+// BEVFormer's encoder: its reference points and layers, without a previous BEV.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

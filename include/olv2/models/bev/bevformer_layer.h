@@ -1,4 +1,6 @@
 #pragma once
+// BEVFormer's encoder layer: temporal self-attention, spatial cross-attention and FFN, each
+// post-normed.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

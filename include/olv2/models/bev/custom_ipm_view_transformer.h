@@ -1,4 +1,6 @@
 #pragma once
+// OpenLane-V2's `CustomIPMViewTransformer`: the BEV by inverse perspective mapping of camera
+// features onto horizontal planes.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>

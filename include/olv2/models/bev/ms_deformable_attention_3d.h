@@ -1,4 +1,6 @@
 #pragma once
+// BEVFormer's `MSDeformableAttention3D`: deformable sampling around each BEV pillar's projected
+// anchors.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>

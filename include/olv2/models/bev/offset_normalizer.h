@@ -1,4 +1,5 @@
 #pragma once
+// The per-level divisor that turns BEVFormer's pixel sampling offsets into normalised ones.
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 

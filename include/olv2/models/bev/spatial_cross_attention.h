@@ -1,4 +1,6 @@
 #pragma once
+// BEVFormer's spatial cross-attention: BEV queries sampling the image tokens of the cameras that
+// see them.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>

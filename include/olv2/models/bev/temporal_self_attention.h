@@ -1,4 +1,6 @@
 #pragma once
+// BEVFormer's temporal self-attention over the BEV queries, without a previous BEV as OpenLane-V2
+// runs it.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>

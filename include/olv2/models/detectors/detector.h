@@ -1,4 +1,6 @@
 #pragma once
+// The detectors: what the engine needs of one (losses, predictions), their options, and
+// `model.checkpoint`.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 

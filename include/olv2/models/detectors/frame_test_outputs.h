@@ -1,4 +1,5 @@
 #pragma once
+// A frame's decoded head outputs, and their formatting into results-file predictions.
 #include <ATen/core/Tensor.h>
 
 #include <vector>

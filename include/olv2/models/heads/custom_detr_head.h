@@ -1,4 +1,5 @@
 #pragma once
+// OpenLane-V2's `CustomDETRHead`, mmdet's DETRHead for lanes or boxes, with its options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>

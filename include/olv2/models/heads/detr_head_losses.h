@@ -1,4 +1,6 @@
 #pragma once
+// The losses of the DETR-style heads, named and ordered per decoder layer as mmdet's, and their
+// config keys.
 #include <ATen/core/Tensor.h>
 
 #include <string>

@@ -1,4 +1,6 @@
 #pragma once
+// The lane head's transformer, OpenLane-V2's `PerceptionTransformer` with its
+// `LaneDetectionTransformerDecoder` over the BEV.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,6 @@
 #pragma once
+// OpenLane-V2's `LCDeformableDETRHead`: lane centerlines decoded from the BEV by a deformable DETR
+// decoder, with its options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,5 @@
 #pragma once
+// OpenLane-V2's `RelationshipHead`: the MLP relation head of `BaselineLarge`, with its options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>

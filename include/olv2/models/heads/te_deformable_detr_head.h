@@ -1,4 +1,6 @@
 #pragma once
+// OpenLane-V2's `TEDeformableDETRHead`: traffic elements detected by Deformable DETR on the front
+// camera, with its options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

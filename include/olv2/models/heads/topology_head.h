@@ -1,4 +1,5 @@
 #pragma once
+// OpenLane-V2's `TopologyHead`: the MLP relation head of `Baseline`, with its options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>

@@ -1,4 +1,6 @@
 #pragma once
+// The BatchNorm of the models, PyTorch's BatchNorm2d or mmcv's SyncBN over the ranks, with its
+// `norm_cfg`.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/cloneable.h>
 #include <torch/nn/pimpl.h>

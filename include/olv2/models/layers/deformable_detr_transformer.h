@@ -1,4 +1,6 @@
 #pragma once
+// mmdet's Deformable DETR transformer: its encoder, its refining decoder, and the reference-point
+// helpers they share.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's DETR `Transformer`: its encoder and decoder stacks of transformer layers.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,5 @@
 #pragma once
+// mmcv's `FFN`, the feed-forward block of every transformer layer, with its config.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

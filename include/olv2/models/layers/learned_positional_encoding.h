@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's `LearnedPositionalEncoding` of a grid, with its config.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/embedding.h>

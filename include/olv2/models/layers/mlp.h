@@ -1,4 +1,5 @@
 #pragma once
+// The plain MLP of Linears and ReLUs the relation heads score object pairs with.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,6 @@
 #pragma once
+// mmcv's `MultiScaleDeformableAttention`, its `attn_cfgs` keys, and the sampling init every
+// deformable attention shares.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>

@@ -1,4 +1,5 @@
 #pragma once
+// mmcv's `MultiheadAttention`: PyTorch's attention with positional embeddings, dropout, residual.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>

@@ -1,4 +1,5 @@
 #pragma once
+// PyTorch's `nn.MultiheadAttention` with its packed parameter layout, under mmcv's attention.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>

@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's `SinePositionalEncoding` of DETR, from a padding mask, with its config.
 #include <ATen/core/Tensor.h>
 
 #include "olv2/config/config_node.h"

@@ -1,4 +1,6 @@
 #pragma once
+// mmcv's `BaseTransformerLayer`: attentions, norms and FFNs run in a configured order, the layer of
+// every transformer here.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,6 @@
 #pragma once
+// The config of mmcv's transformer layers and layer sequences, shared by the BEV encoder and the
+// heads.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -1,4 +1,5 @@
 #pragma once
+// mmcv's ConvModule reduced to its conv, so that the necks' parameter names match the original's.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>

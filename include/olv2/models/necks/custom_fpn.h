@@ -1,4 +1,5 @@
 #pragma once
+// OpenLane-V2's `CustomFPN` neck of `Baseline`, with its `img_neck` options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

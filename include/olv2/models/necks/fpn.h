@@ -1,4 +1,5 @@
 #pragma once
+// mmdet's `FPN` neck of `BaselineLarge`, with its `img_neck` options.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

@@ -1,4 +1,5 @@
 #pragma once
+// What mmdet's FPN and OpenLane-V2's CustomFPN share: config keys, top-down path, extra levels.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>

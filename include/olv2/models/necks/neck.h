@@ -1,4 +1,5 @@
 #pragma once
+// The image necks: one interface, options read from `img_neck`, chosen by `type`.
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 

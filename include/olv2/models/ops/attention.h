@@ -1,4 +1,5 @@
 #pragma once
+// The project's one attention kernel, dispatched to the fused, blocked or PyTorch implementation.
 #include <ATen/core/Tensor.h>
 
 namespace olv2 {

@@ -1,4 +1,6 @@
 #pragma once
+// Exact softmax attention computed block by block of queries, so that the whole weights never exist
+// at once.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

@@ -1,4 +1,6 @@
 #pragma once
+// Dropout whose mask is a pure function of seed and element index, drawn again in backward instead
+// of kept.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

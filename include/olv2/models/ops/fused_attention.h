@@ -1,4 +1,5 @@
 #pragma once
+// The CPU attention of the DETR heads fused per tile of queries, with AVX2 and AVX-512 code.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

@@ -1,4 +1,6 @@
 #pragma once
+// The multi-scale deformable sampling under every deformable attention, mmcv's
+// `multi_scale_deformable_attn_pytorch`.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+// Bounds-checked little-endian reads from a byte buffer, for the pickle and zip readers.
 #include <cstdint>
 #include <cstring>
 #include <string>

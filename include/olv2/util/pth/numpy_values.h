@@ -1,4 +1,5 @@
 #pragma once
+// numpy dtypes, scalars and arrays as pickles hold them, read and written without numpy.
 #include "olv2/util/pth/pth_value.h"
 
 namespace olv2 {

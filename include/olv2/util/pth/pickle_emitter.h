@@ -1,4 +1,5 @@
 #pragma once
+// Python pickles written opcode by opcode, the base of every pickle the project writes.
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -1,4 +1,5 @@
 #pragma once
+// The Python callables a pickle may invoke, evaluated from a whitelist so that no code runs.
 #include <string>
 
 #include "olv2/util/pth/pth_value.h"

@@ -1,4 +1,5 @@
 #pragma once
+// Reading Python pickles as torch.save and numpy write them, without running code.
 #include <cstddef>
 #include <functional>
 #include <string_view>

@@ -1,4 +1,5 @@
 #pragma once
+// Objects pickled as torch.save pickles them, tensors referring to their storages.
 #include <ATen/core/Tensor.h>
 
 #include <string>

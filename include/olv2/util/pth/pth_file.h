@@ -1,4 +1,5 @@
 #pragma once
+// `.pth` files as PyTorch's torch.save writes them, zip or legacy: reading and writing them.
 #include <filesystem>
 #include <string>
 #include <string_view>

@@ -1,4 +1,5 @@
 #pragma once
+// What the zip and legacy `.pth` readers share: storage ids and storages from raw bytes.
 #include <c10/core/ScalarType.h>
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+// A readable tree of a `.pth` file's contents, dtypes and shapes.
 #include <ATen/core/Tensor.h>
 
 #include <cstddef>

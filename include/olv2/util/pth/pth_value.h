@@ -1,4 +1,5 @@
 #pragma once
+// The Python object tree a `.pth` file or pickle holds: values, dict keys and opaque objects.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #pragma once
+// PyTorch's storage class names and the dtypes they hold.
 #include <c10/core/ScalarType.h>
 
 #include <optional>

@@ -1,4 +1,5 @@
 #pragma once
+// Reading the uncompressed entries of an in-memory zip archive, as torch.save writes them.
 #include <cstdint>
 #include <string>
 #include <string_view>

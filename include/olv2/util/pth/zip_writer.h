@@ -1,4 +1,5 @@
 #pragma once
+// Writing an uncompressed zip archive with 64-byte aligned entries, as torch.save does.
 #include <cstdint>
 #include <ostream>
 #include <string>
