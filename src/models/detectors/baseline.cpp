@@ -10,14 +10,6 @@ namespace olv2 {
 const std::vector<std::string> kBaselineCheckpointableStages{"extract_feat",
                                                              "img_view_transformer"};
 
-namespace {
-
-std::pair<int64_t, int64_t> shape_hw(const std::array<int64_t, 3>& shape) {
-  return {shape[0], shape[1]};
-}
-
-}  // namespace
-
 Schema BaselineOptions::schema() {
   Schema schema = typed_schema("Baseline");
   schema.required("img_backbone", backbone_registry().schema())
@@ -67,12 +59,9 @@ BaselineImpl::BaselineImpl(const BaselineOptions& options)
   lcte_head_ = register_module("lcte_head", options.lcte_head->build());
 }
 
-DetrImageGeometry BaselineImpl::traffic_element_geometry(const Batch& batch) const {
-  DetrImageGeometry geometry;
-  geometry.batch_input_shape = shape_hw(batch.metas.at(0).pad_shape.at(0));
-  for (const ImageMeta& meta : batch.metas)
-    geometry.img_shapes.push_back(shape_hw(meta.img_shape.at(0)));
-  return geometry;
+std::pair<int64_t, int64_t> BaselineImpl::traffic_element_input_shape(const Batch& batch) const {
+  const std::array<int64_t, 3>& padded = batch.metas.at(0).pad_shape.at(0);
+  return {padded[0], padded[1]};
 }
 
 DetectorLosses BaselineImpl::compose_losses(const DetectorOutputs& out, const Batch& batch) {

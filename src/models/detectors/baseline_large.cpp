@@ -87,13 +87,9 @@ BaselineLargeImpl::BaselineLargeImpl(const BaselineLargeOptions& options)
   lcte_head_ = register_module("lcte_head", options.lcte_head->build());
 }
 
-DetrImageGeometry BaselineLargeImpl::traffic_element_geometry(const Batch& batch) const {
-  DetrImageGeometry geometry;
-  geometry.batch_input_shape = {batch.images.size(3), batch.images.size(4)};
-  for (const ImageMeta& meta : batch.metas) {
-    geometry.img_shapes.emplace_back(meta.img_shape.at(0)[0], meta.img_shape.at(0)[1]);
-  }
-  return geometry;
+std::pair<int64_t, int64_t> BaselineLargeImpl::traffic_element_input_shape(
+    const Batch& batch) const {
+  return {batch.images.size(3), batch.images.size(4)};
 }
 
 DetectorLosses BaselineLargeImpl::compose_losses(const DetectorOutputs& out, const Batch& batch) {

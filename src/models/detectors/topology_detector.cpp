@@ -74,7 +74,9 @@ DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
 
   std::vector<at::Tensor> front;
   for (const at::Tensor& level : out.image_features) front.push_back(level.select(1, 0));
-  out.traffic_element_geometry = traffic_element_geometry(batch);
+  out.traffic_element_geometry.batch_input_shape = traffic_element_input_shape(batch);
+  for (const ImageMeta& meta : batch.metas)
+    out.traffic_element_geometry.img_shapes.push_back(shape_hw(meta.img_shape.at(0)));
   out.traffic_elements = traffic_element_head_->forward(front, out.traffic_element_geometry);
 
   out.lclc = lclc_head_->forward(out.lanes.query_states, out.lanes.query_states);

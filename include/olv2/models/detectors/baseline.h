@@ -68,8 +68,8 @@ class BaselineImpl : public TopologyDetectorImpl {
 
  protected:
   DetectorLosses compose_losses(const DetectorOutputs& outputs, const Batch& batch) override;
-  // As the original: the padded input shape of sample 0's front camera.
-  DetrImageGeometry traffic_element_geometry(const Batch& batch) const override;
+  // As the original: the padded shape of sample 0's front camera.
+  std::pair<int64_t, int64_t> traffic_element_input_shape(const Batch& batch) const override;
 
  private:
   BaselineOptions options_;

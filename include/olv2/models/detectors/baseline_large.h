@@ -73,7 +73,7 @@ class BaselineLargeImpl : public TopologyDetectorImpl {
  protected:
   DetectorLosses compose_losses(const DetectorOutputs& outputs, const Batch& batch) override;
   // As the original: the padded images' shape.
-  DetrImageGeometry traffic_element_geometry(const Batch& batch) const override;
+  std::pair<int64_t, int64_t> traffic_element_input_shape(const Batch& batch) const override;
 
  private:
   BaselineLargeOptions options_;

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
@@ -68,8 +69,8 @@ class TopologyDetectorImpl : public DetectorImpl {
 
   // The detector's losses in the original's names and order, from float32 outputs.
   virtual DetectorLosses compose_losses(const DetectorOutputs& outputs, const Batch& batch) = 0;
-  // The traffic-element head's image: the padded input and each sample's un-padded front image.
-  virtual DetrImageGeometry traffic_element_geometry(const Batch& batch) const = 0;
+  // The padded input shape (h, w) the traffic-element head's masks are drawn in.
+  virtual std::pair<int64_t, int64_t> traffic_element_input_shape(const Batch& batch) const = 0;
 
   // Whether `model.checkpoint` lists `stage`.
   bool checkpoint_listed(const std::string& stage) const;
