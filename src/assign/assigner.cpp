@@ -42,12 +42,22 @@ Schema assigner_train_cfg_schema() {
   return train_cfg;
 }
 
-void require_assigned_objects(const AssignerOptions& assigner, AssignedObjects objects,
-                              const ConfigNode& section) {
-  if (assigner.objects() != objects) {
-    throw input_error(section.where() + ": this head matches " + name_of(objects) + ", `" +
-                      section.at("type").as_string() + "` matches " + name_of(assigner.objects()));
+std::shared_ptr<const AssignerOptions> read_train_cfg_assigner(
+    const ConfigNode& head, AssignedObjects objects,
+    std::shared_ptr<const AssignerOptions> fallback) {
+  const ConfigNode* train_cfg = head.find("train_cfg");
+  if (train_cfg == nullptr || train_cfg->is_null()) {
+    if (fallback == nullptr)
+      throw input_error(head.where() + ": the head needs train_cfg.assigner");
+    return fallback;
   }
+  const ConfigNode& section = train_cfg->at("assigner");
+  std::shared_ptr<const AssignerOptions> assigner = assigner_registry().read(section);
+  if (assigner->objects() != objects) {
+    throw input_error(section.where() + ": this head matches " + name_of(objects) + ", `" +
+                      section.at("type").as_string() + "` matches " + name_of(assigner->objects()));
+  }
+  return assigner;
 }
 
 AssignResult match_by_cost(const at::Tensor& cost, int64_t num_queries, int64_t num_gts) {

@@ -8,9 +8,9 @@ namespace olv2 {
 
 Schema LaneHungarianAssignerOptions::schema() {
   Schema assigner = typed_schema("LaneHungarianAssigner");
-  assigner.optional("cls_cost", FocalLossCostOptions::schema())
-      .optional("reg_cost", weighted_cost_schema("LaneL1Cost"))
-      .optional("iou_cost", iou_cost_schema())
+  assigner.optional("cls_cost", match_cost_registry().schema())
+      .optional("reg_cost", match_cost_registry().schema())
+      .optional("iou_cost", match_cost_registry().schema())
       .optional("bev_range", numbers_schema())
       .optional("normalize", Schema::boolean());
   return assigner;
@@ -18,22 +18,24 @@ Schema LaneHungarianAssignerOptions::schema() {
 
 LaneHungarianAssignerOptions LaneHungarianAssignerOptions::from_config(const ConfigNode& assigner) {
   LaneHungarianAssignerOptions o;
-  o.cls_cost = FocalLossCostOptions::from_config(assigner.find("cls_cost"));
-  o.reg_cost_weight = nested_number(assigner, "reg_cost", "weight", o.reg_cost_weight);
+  const Registry<MatchCost>& costs = match_cost_registry();
+  o.cls_cost = read_for_kind(costs, assigner, "cls_cost", PredictionKind::kClassScores, o.cls_cost);
+  o.reg_cost = read_for_kind(costs, assigner, "reg_cost", PredictionKind::kLanePoints, o.reg_cost);
   if (const ConfigNode* range = assigner.find("bev_range")) o.bev_range = fixed_numbers<6>(*range);
   o.normalize = assigner.get<bool>("normalize", o.normalize);
   return o;
 }
+
 std::shared_ptr<const Assigner> LaneHungarianAssignerOptions::build() const {
   return std::make_shared<const LaneHungarianAssigner>(*this);
 }
 
 at::Tensor LaneHungarianAssigner::cost(const AssignInputs& inputs) const {
-  const at::Tensor cls = focal_loss_cost(inputs.cls_logits, inputs.labels, options_.cls_cost);
+  const at::Tensor cls = options_.cls_cost->cost(inputs.cls_logits, inputs.labels);
   const at::Tensor target = options_.normalize
                                 ? normalize_lane_points(inputs.targets, options_.bev_range)
                                 : inputs.targets;
-  return cls + lane_l1_cost(inputs.predictions, target, options_.reg_cost_weight);
+  return cls + options_.reg_cost->cost(inputs.predictions, target);
 }
 
 }  // namespace olv2

@@ -5,21 +5,7 @@
 #include "olv2/config/section_readers.h"
 
 namespace olv2 {
-
-Schema FocalLossCostOptions::schema() {
-  Schema cost = weighted_cost_schema("FocalLossCost");
-  cost.optional("alpha", Schema::number()).optional("gamma", Schema::number());
-  return cost;
-}
-
-FocalLossCostOptions FocalLossCostOptions::from_config(const ConfigNode* section) {
-  FocalLossCostOptions o;
-  if (section == nullptr || section->is_null()) return o;
-  o.weight = section->get<double>("weight", o.weight);
-  o.alpha = section->get<double>("alpha", o.alpha);
-  o.gamma = section->get<double>("gamma", o.gamma);
-  return o;
-}
+namespace {
 
 Schema weighted_cost_schema(const std::string& type) {
   Schema cost = typed_schema(type);
@@ -27,36 +13,80 @@ Schema weighted_cost_schema(const std::string& type) {
   return cost;
 }
 
-Schema iou_cost_schema() {
+}  // namespace
+
+Schema FocalLossCost::schema() {
+  Schema cost = weighted_cost_schema("FocalLossCost");
+  cost.optional("alpha", Schema::number())
+      .optional("gamma", Schema::number())
+      .optional("eps", Schema::number());
+  return cost;
+}
+
+FocalLossCost FocalLossCost::from_config(const ConfigNode& section) {
+  FocalLossCost o;
+  o.weight = section.get<double>("weight", o.weight);
+  o.alpha = section.get<double>("alpha", o.alpha);
+  o.gamma = section.get<double>("gamma", o.gamma);
+  o.eps = section.get<double>("eps", o.eps);
+  return o;
+}
+
+at::Tensor FocalLossCost::cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels) const {
+  const at::Tensor prob = cls_logits.sigmoid();
+  const at::Tensor neg_cost = -(1 - prob + eps).log() * (1 - alpha) * prob.pow(gamma);
+  const at::Tensor pos_cost = -(prob + eps).log() * alpha * (1 - prob).pow(gamma);
+  const at::Tensor labels = gt_labels.to(torch::kLong);
+  return (pos_cost.index_select(1, labels) - neg_cost.index_select(1, labels)) * weight;
+}
+
+Schema LaneL1Cost::schema() { return weighted_cost_schema("LaneL1Cost"); }
+
+LaneL1Cost LaneL1Cost::from_config(const ConfigNode& section) {
+  LaneL1Cost o;
+  o.weight = section.get<double>("weight", o.weight);
+  return o;
+}
+
+at::Tensor LaneL1Cost::cost(const at::Tensor& pred, const at::Tensor& gt) const {
+  return torch::cdist(pred, gt, 1) * weight;
+}
+
+Schema BBoxL1Cost::schema() {
+  Schema cost = weighted_cost_schema("BBoxL1Cost");
+  cost.optional("box_format", Schema::string().choices({"xyxy", "xywh"}));
+  return cost;
+}
+
+BBoxL1Cost BBoxL1Cost::from_config(const ConfigNode& section) {
+  BBoxL1Cost o;
+  o.weight = section.get<double>("weight", o.weight);
+  if (section.get<std::string>("box_format", "xyxy") == "xywh") o.box_format = BoxFormat::kXywh;
+  return o;
+}
+
+at::Tensor BBoxL1Cost::cost(const at::Tensor& pred, const at::Tensor& gt) const {
+  const at::Tensor lhs = box_format == BoxFormat::kXyxy ? bbox_cxcywh_to_xyxy(pred) : pred;
+  const at::Tensor rhs = box_format == BoxFormat::kXywh ? bbox_xyxy_to_cxcywh(gt) : gt;
+  return torch::cdist(lhs, rhs, 1) * weight;
+}
+
+Schema IoUCost::schema() {
   Schema cost = weighted_cost_schema("IoUCost");
   cost.optional("iou_mode", Schema::string().choices({"iou", "giou"}));
   return cost;
 }
 
-at::Tensor focal_loss_cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels,
-                           const FocalLossCostOptions& options) {
-  const at::Tensor prob = cls_logits.sigmoid();
-  const at::Tensor neg_cost =
-      -(1 - prob + options.eps).log() * (1 - options.alpha) * prob.pow(options.gamma);
-  const at::Tensor pos_cost =
-      -(prob + options.eps).log() * options.alpha * (1 - prob).pow(options.gamma);
-  const at::Tensor labels = gt_labels.to(torch::kLong);
-  return (pos_cost.index_select(1, labels) - neg_cost.index_select(1, labels)) * options.weight;
+IoUCost IoUCost::from_config(const ConfigNode& section) {
+  IoUCost o;
+  o.weight = section.get<double>("weight", o.weight);
+  o.iou_mode =
+      section.get<std::string>("iou_mode", "giou") == "giou" ? IouMode::kGiou : IouMode::kIou;
+  return o;
 }
 
-at::Tensor lane_l1_cost(const at::Tensor& pred, const at::Tensor& gt, double weight) {
-  return torch::cdist(pred, gt, 1) * weight;
-}
-
-at::Tensor bbox_l1_cost(const at::Tensor& pred, const at::Tensor& gt, BoxFormat format,
-                        double weight) {
-  const at::Tensor lhs = format == BoxFormat::kXyxy ? bbox_cxcywh_to_xyxy(pred) : pred;
-  const at::Tensor rhs = format == BoxFormat::kXywh ? bbox_xyxy_to_cxcywh(gt) : gt;
-  return torch::cdist(lhs, rhs, 1) * weight;
-}
-
-at::Tensor iou_cost(const at::Tensor& pred, const at::Tensor& gt, IouMode mode, double weight) {
-  return -bbox_overlaps(pred, gt, mode, /*aligned=*/false) * weight;
+at::Tensor IoUCost::cost(const at::Tensor& pred, const at::Tensor& gt) const {
+  return -bbox_overlaps(pred, gt, iou_mode, /*aligned=*/false) * weight;
 }
 
 }  // namespace olv2

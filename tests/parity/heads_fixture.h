@@ -9,11 +9,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/assign/match_costs.h"
+#include "olv2/losses/focal_loss.h"
+#include "olv2/losses/giou_loss.h"
+#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/topology_head.h"
 #include "support/test_paths.h"
@@ -62,20 +67,49 @@ inline void load_module_state(torch::nn::Module& module, const TensorMap& state,
   EXPECT_EQ(loaded, expected) << "entries under " << prefix;
 }
 
-inline FocalLossOptions focal_options(const nlohmann::json& cfg) {
-  FocalLossOptions options;
-  options.gamma = cfg.value("gamma", 2.0);
-  options.alpha = cfg.value("alpha", 0.25);
-  options.loss_weight = cfg.value("loss_weight", 1.0);
-  return options;
+inline std::shared_ptr<const Loss> focal_options(const nlohmann::json& cfg) {
+  auto loss = std::make_shared<FocalLoss>();
+  loss->gamma = cfg.value("gamma", 2.0);
+  loss->alpha = cfg.value("alpha", 0.25);
+  loss->loss_weight = cfg.value("loss_weight", 1.0);
+  return loss;
 }
 
-inline FocalLossCostOptions focal_cost_options(const nlohmann::json& cfg) {
-  FocalLossCostOptions options;
-  options.weight = cfg.value("weight", 1.0);
-  options.alpha = cfg.value("alpha", 0.25);
-  options.gamma = cfg.value("gamma", 2.0);
-  return options;
+// A loss that has only a weight (L1Loss, GIoULoss), from its config.
+template <typename WeightedLoss>
+std::shared_ptr<const Loss> weighted_loss(const nlohmann::json& cfg) {
+  auto loss = std::make_shared<WeightedLoss>();
+  loss->loss_weight = cfg.value("loss_weight", 1.0);
+  return loss;
+}
+
+inline std::shared_ptr<const MatchCost> focal_cost_options(const nlohmann::json& cfg) {
+  auto cost = std::make_shared<FocalLossCost>();
+  cost->weight = cfg.value("weight", 1.0);
+  cost->alpha = cfg.value("alpha", 0.25);
+  cost->gamma = cfg.value("gamma", 2.0);
+  return cost;
+}
+
+inline std::shared_ptr<const MatchCost> lane_l1_cost(const nlohmann::json& cfg) {
+  auto cost = std::make_shared<LaneL1Cost>();
+  cost->weight = cfg.value("weight", 1.0);
+  return cost;
+}
+
+inline std::shared_ptr<const MatchCost> bbox_l1_cost(const nlohmann::json& cfg) {
+  auto cost = std::make_shared<BBoxL1Cost>();
+  cost->weight = cfg.value("weight", 1.0);
+  cost->box_format =
+      cfg.value("box_format", "xyxy") == "xywh" ? BoxFormat::kXywh : BoxFormat::kXyxy;
+  return cost;
+}
+
+inline std::shared_ptr<const MatchCost> iou_cost(const nlohmann::json& cfg) {
+  auto cost = std::make_shared<IoUCost>();
+  cost->weight = cfg.value("weight", 1.0);
+  cost->iou_mode = cfg.value("iou_mode", "giou") == "giou" ? IouMode::kGiou : IouMode::kIou;
+  return cost;
 }
 
 // The Python head config (`model_cfg.lc_head` / `te_head`) as head options.
@@ -92,15 +126,15 @@ inline CustomDetrHeadOptions detr_head_options(const nlohmann::json& cfg) {
   options.embed_dims = cfg.value("embed_dims", 64);
   options.num_heads = cfg.value("num_heads", 4);
   options.loss_cls = focal_options(cfg.at("loss_cls"));
-  options.loss_bbox_weight = cfg.at("loss_bbox").value("loss_weight", 1.0);
-  options.loss_iou_weight = cfg.at("loss_iou").value("loss_weight", 1.0);
+  options.loss_bbox = weighted_loss<L1Loss>(cfg.at("loss_bbox"));
+  options.loss_iou = weighted_loss<GIoULoss>(cfg.at("loss_iou"));
   const nlohmann::json& assigner = cfg.at("train_cfg").at("assigner");
   if (lane) {
     const std::vector<double> range = cfg.at("bev_range");
     std::copy(range.begin(), range.end(), options.lane_range.begin());
     auto lane_assigner = std::make_shared<LaneHungarianAssignerOptions>();
     lane_assigner->cls_cost = focal_cost_options(assigner.at("cls_cost"));
-    lane_assigner->reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
+    lane_assigner->reg_cost = lane_l1_cost(assigner.at("reg_cost"));
     const std::vector<double> assigner_range = assigner.at("bev_range");
     std::copy(assigner_range.begin(), assigner_range.end(), lane_assigner->bev_range.begin());
     lane_assigner->normalize = assigner.value("normalize", false);
@@ -108,14 +142,8 @@ inline CustomDetrHeadOptions detr_head_options(const nlohmann::json& cfg) {
   } else {
     auto box_assigner = std::make_shared<HungarianAssignerOptions>();
     box_assigner->cls_cost = focal_cost_options(assigner.at("cls_cost"));
-    box_assigner->reg_cost_weight = assigner.at("reg_cost").value("weight", 1.0);
-    box_assigner->reg_box_format = assigner.at("reg_cost").value("box_format", "xyxy") == "xywh"
-                                       ? BoxFormat::kXywh
-                                       : BoxFormat::kXyxy;
-    box_assigner->iou_cost_weight = assigner.at("iou_cost").value("weight", 1.0);
-    box_assigner->iou_mode = assigner.at("iou_cost").value("iou_mode", "giou") == "giou"
-                                 ? IouMode::kGiou
-                                 : IouMode::kIou;
+    box_assigner->reg_cost = bbox_l1_cost(assigner.at("reg_cost"));
+    box_assigner->iou_cost = iou_cost(assigner.at("iou_cost"));
     options.assigner = box_assigner;
   }
   return options;

@@ -45,11 +45,11 @@ inline LcDeformableDetrHeadOptions large_lc_head_options(const nlohmann::json& m
   options.feedforward_channels = ffn.at("feedforward_channels");
   options.ffn_drop = ffn.at("ffn_drop");
   options.loss_cls = focal_options(cfg.at("loss_cls"));
-  options.loss_bbox_weight = cfg.at("loss_bbox").at("loss_weight");
+  options.loss_bbox = weighted_loss<L1Loss>(cfg.at("loss_bbox"));
   const nlohmann::json& assigner = model_cfg.at("train_cfg").at("pts").at("assigner");
   auto lane_assigner = std::make_shared<LaneHungarianAssignerOptions>();
   lane_assigner->cls_cost = focal_cost_options(assigner.at("cls_cost"));
-  lane_assigner->reg_cost_weight = assigner.at("reg_cost").at("weight");
+  lane_assigner->reg_cost = lane_l1_cost(assigner.at("reg_cost"));
   lane_assigner->normalize = assigner.value("normalize", false);
   options.assigner = lane_assigner;
   return options;

@@ -47,17 +47,15 @@ TeDeformableDetrHeadOptions te_large_head_options(const nlohmann::json& model_cf
   options.positional_encoding.normalize = pos.at("normalize");
   options.positional_encoding.offset = pos.at("offset");
   options.loss_cls = test::focal_options(cfg.at("loss_cls"));
-  options.loss_bbox_weight = cfg.at("loss_bbox").at("loss_weight");
-  options.loss_iou_weight = cfg.at("loss_iou").at("loss_weight");
+  options.loss_bbox = test::weighted_loss<L1Loss>(cfg.at("loss_bbox"));
+  options.loss_iou = test::weighted_loss<GIoULoss>(cfg.at("loss_iou"));
   const nlohmann::json& assigner = model_cfg.at("bbox_train_cfg").at("assigner");
   auto box_assigner = std::make_shared<HungarianAssignerOptions>();
   box_assigner->cls_cost = test::focal_cost_options(assigner.at("cls_cost"));
-  box_assigner->reg_cost_weight = assigner.at("reg_cost").at("weight");
   EXPECT_EQ(assigner.at("reg_cost").at("box_format"), "xywh");
-  box_assigner->reg_box_format = BoxFormat::kXywh;
-  box_assigner->iou_cost_weight = assigner.at("iou_cost").at("weight");
+  box_assigner->reg_cost = test::bbox_l1_cost(assigner.at("reg_cost"));
   EXPECT_EQ(assigner.at("iou_cost").at("iou_mode"), "giou");
-  box_assigner->iou_mode = IouMode::kGiou;
+  box_assigner->iou_cost = test::iou_cost(assigner.at("iou_cost"));
   options.assigner = box_assigner;
   return options;
 }

@@ -47,10 +47,12 @@ const Registry<AssignerOptions>& assigner_registry();
 // A head's `train_cfg`: `{assigner: <any registered assigner>}`.
 Schema assigner_train_cfg_schema();
 
-// An input error naming `section` unless `assigner` matches `objects` ("lanes" or "boxes" in
-// the message).
-void require_assigned_objects(const AssignerOptions& assigner, AssignedObjects objects,
-                              const ConfigNode& section);
+// The assigner of a head's `train_cfg.assigner`; `fallback` when the head has no `train_cfg`
+// (an input error when that is null too). An input error naming the section unless the
+// assigner matches the head's `objects`.
+std::shared_ptr<const AssignerOptions> read_train_cfg_assigner(
+    const ConfigNode& head, AssignedObjects objects,
+    std::shared_ptr<const AssignerOptions> fallback);
 
 // Matches the rows (queries) of a [Q, G] cost matrix to its columns (GTs) on the CPU in double
 // precision and returns the assignment result.

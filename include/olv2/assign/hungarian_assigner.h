@@ -10,21 +10,20 @@
 namespace olv2 {
 
 struct HungarianAssignerOptions : AssignerOptions {
-  FocalLossCostOptions cls_cost;
-  double reg_cost_weight = 1.0;  // BBoxL1Cost
-  BoxFormat reg_box_format = BoxFormat::kXyxy;
-  double iou_cost_weight = 1.0;  // IoUCost
-  IouMode iou_mode = IouMode::kGiou;
+  std::shared_ptr<const MatchCost> cls_cost = std::make_shared<FocalLossCost>();
+  std::shared_ptr<const MatchCost> reg_cost = std::make_shared<BBoxL1Cost>();
+  std::shared_ptr<const MatchCost> iou_cost = std::make_shared<IoUCost>();
 
-  // `type: HungarianAssigner` with its costs (FocalLossCost, BBoxL1Cost, IoUCost).
+  // `type: HungarianAssigner` with its costs: any registered cost of class scores (`cls_cost`)
+  // and of boxes (`reg_cost`, `iou_cost`).
   static Schema schema();
   static HungarianAssignerOptions from_config(const ConfigNode& assigner);
   std::shared_ptr<const Assigner> build() const override;
   AssignedObjects objects() const override { return AssignedObjects::kBoxes; }
 };
 
-// mmdet 2.x `HungarianAssigner` for boxes: cost = focal class cost + L1 between normalised
-// boxes + (G)IoU cost in pixels, then a minimum-cost one-to-one matching.
+// mmdet 2.x `HungarianAssigner` for boxes: cost = class cost + regression cost between boxes
+// normalised by the image + IoU cost in pixels, then a minimum-cost one-to-one matching.
 // Predictions [Q, 4] (cx, cy, w, h) normalised by the image size, targets [G, 4] xyxy pixels.
 class HungarianAssigner : public Assigner {
  public:

@@ -11,22 +11,22 @@
 namespace olv2 {
 
 struct LaneHungarianAssignerOptions : AssignerOptions {
-  FocalLossCostOptions cls_cost;
-  double reg_cost_weight = 1.0;  // LaneL1Cost
-  // IoUCost is configured in the original but never evaluated for lanes.
+  std::shared_ptr<const MatchCost> cls_cost = std::make_shared<FocalLossCost>();
+  std::shared_ptr<const MatchCost> reg_cost = std::make_shared<LaneL1Cost>();
   BevRange bev_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};
   bool normalize = false;  // compare predictions with GT normalised by `bev_range`
 
-  // `type: LaneHungarianAssigner` with its costs (FocalLossCost, LaneL1Cost; an IoUCost is
-  // accepted and unused), `bev_range`, `normalize`.
+  // `type: LaneHungarianAssigner` with its costs: any registered cost of class scores
+  // (`cls_cost`) and of lane points (`reg_cost`); an `iou_cost` is accepted and unused, as the
+  // original configures one and never evaluates it. Then `bev_range`, `normalize`.
   static Schema schema();
   static LaneHungarianAssignerOptions from_config(const ConfigNode& assigner);
   std::shared_ptr<const Assigner> build() const override;
   AssignedObjects objects() const override { return AssignedObjects::kLanes; }
 };
 
-// OpenLane-V2 `LaneHungarianAssigner`: cost = focal class cost + L1 between control-point
-// vectors, then a minimum-cost one-to-one matching.
+// OpenLane-V2 `LaneHungarianAssigner`: cost = class cost + regression cost between
+// control-point vectors, then a minimum-cost one-to-one matching.
 // Predictions [Q, R] (normalised when `normalize`), targets [G, R] in metres.
 class LaneHungarianAssigner : public Assigner {
  public:

@@ -3,48 +3,64 @@
 // config schemas.
 #include <ATen/core/Tensor.h>
 
-#include <string>
-
+#include "olv2/assign/match_cost.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/losses/box_ops.h"
 
 namespace olv2 {
 
-// Match costs of mmdet 2.x and OpenLane-V2: each returns a [Q, G] cost between Q predictions
-// and G ground-truth objects, already multiplied by its weight.
-
-struct FocalLossCostOptions {
+// `FocalLossCost`: focal loss of the GT class as positive minus as negative, from logits [Q, C]
+// and GT labels [G].
+struct FocalLossCost : MatchCost {
   double weight = 1.0;
   double alpha = 0.25;
   double gamma = 2.0;
   double eps = 1e-12;
 
-  // `type: FocalLossCost` (weight, alpha, gamma).
+  // `type: FocalLossCost` (weight, alpha, gamma, eps).
   static Schema schema();
-  // A null or absent section keeps the defaults.
-  static FocalLossCostOptions from_config(const ConfigNode* section);
+  static FocalLossCost from_config(const ConfigNode& section);
+  at::Tensor cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels) const override;
+  bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kClassScores; }
 };
 
-// A cost with only a weight (`type: <type>`, `weight`).
-Schema weighted_cost_schema(const std::string& type);
-// `type: IoUCost` (weight, iou_mode).
-Schema iou_cost_schema();
-// `FocalLossCost`: focal loss of the GT class as positive minus as negative, from logits [Q, C]
-// and GT labels [G].
-at::Tensor focal_loss_cost(const at::Tensor& cls_logits, const at::Tensor& gt_labels,
-                           const FocalLossCostOptions& options);
-
 // `LaneL1Cost`: L1 distance between flattened control points, pred [Q, R], gt [G, R].
-at::Tensor lane_l1_cost(const at::Tensor& pred, const at::Tensor& gt, double weight);
+struct LaneL1Cost : MatchCost {
+  double weight = 1.0;
+
+  // `type: LaneL1Cost` (weight).
+  static Schema schema();
+  static LaneL1Cost from_config(const ConfigNode& section);
+  at::Tensor cost(const at::Tensor& pred, const at::Tensor& gt) const override;
+  bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kLanePoints; }
+};
 
 enum class BoxFormat { kXyxy, kXywh };
+
 // `BBoxL1Cost`: L1 distance of normalised boxes; pred is (cx, cy, w, h), gt is xyxy. With
 // `kXywh` the GT is converted to (cx, cy, w, h), with `kXyxy` the prediction to xyxy.
-at::Tensor bbox_l1_cost(const at::Tensor& pred, const at::Tensor& gt, BoxFormat format,
-                        double weight);
+struct BBoxL1Cost : MatchCost {
+  double weight = 1.0;
+  BoxFormat box_format = BoxFormat::kXyxy;
+
+  // `type: BBoxL1Cost` (weight, box_format).
+  static Schema schema();
+  static BBoxL1Cost from_config(const ConfigNode& section);
+  at::Tensor cost(const at::Tensor& pred, const at::Tensor& gt) const override;
+  bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kBoxes; }
+};
 
 // `IoUCost`: minus the (G)IoU of xyxy boxes pred [Q, 4] and gt [G, 4].
-at::Tensor iou_cost(const at::Tensor& pred, const at::Tensor& gt, IouMode mode, double weight);
+struct IoUCost : MatchCost {
+  double weight = 1.0;
+  IouMode iou_mode = IouMode::kGiou;
+
+  // `type: IoUCost` (weight, iou_mode).
+  static Schema schema();
+  static IoUCost from_config(const ConfigNode& section);
+  at::Tensor cost(const at::Tensor& pred, const at::Tensor& gt) const override;
+  bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kBoxes; }
+};
 
 }  // namespace olv2

@@ -4,11 +4,23 @@
 
 #include <optional>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
+#include "olv2/losses/loss.h"
+
 namespace olv2 {
 
-// mmdet `L1Loss`: |pred - target| summed over every element (not a per-dimension mean),
-// weighted and reduced as in `weight_reduce_loss`, times `loss_weight`.
-at::Tensor l1_loss(const at::Tensor& pred, const at::Tensor& target, const at::Tensor& weight,
-                   std::optional<double> avg_factor, double loss_weight);
+// mmdet `L1Loss`: |pred - target| summed over every element (not a per-dimension mean); an
+// empty target gives a zero that still depends on `pred`.
+struct L1Loss : Loss {
+  double loss_weight = 1.0;
+
+  // `type: L1Loss` (loss_weight).
+  static Schema schema();
+  static L1Loss from_config(const ConfigNode& section);
+  at::Tensor compute(const at::Tensor& pred, const at::Tensor& target, const at::Tensor& weight,
+                     std::optional<double> avg_factor) const override;
+  bool accepts(PredictionKind kind) const override { return kind != PredictionKind::kClassScores; }
+};
 
 }  // namespace olv2

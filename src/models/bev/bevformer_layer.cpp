@@ -9,19 +9,16 @@
 namespace olv2 {
 
 Schema BevFormerLayerOptions::schema() {
-  return transformer_layer_schema(
-      "BEVFormerLayer",
-      attention_list_schema({{"TemporalSelfAttention", TemporalSelfAttentionOptions::schema()},
-                             {"SpatialCrossAttention", SpatialCrossAttentionOptions::schema()}}));
+  return transformer_layer_schema("BEVFormerLayer", attention_list_schema());
 }
 
 BevFormerLayerOptions BevFormerLayerOptions::from_config(const ConfigNode& section) {
   BevFormerLayerOptions o;
   require_operation_order(section, {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"});
-  o.self_attention = TemporalSelfAttentionOptions::from_config(
-      attention_config(section, 0, "TemporalSelfAttention"));
-  o.cross_attention = SpatialCrossAttentionOptions::from_config(
-      attention_config(section, 1, "SpatialCrossAttention"));
+  o.self_attention =
+      layer_attention<TemporalSelfAttentionOptions>(section, 0, "TemporalSelfAttention");
+  o.cross_attention =
+      layer_attention<SpatialCrossAttentionOptions>(section, 1, "SpatialCrossAttention");
   o.ffn = FfnOptions::from_layer_config(section, o.ffn);
   return o;
 }

@@ -10,7 +10,7 @@
 namespace olv2 {
 
 Schema MsDeformableAttention3dOptions::schema() {
-  return deformable_attention_schema("MSDeformableAttention3D");
+  return MultiScaleDeformableAttentionOptions::schema("MSDeformableAttention3D");
 }
 
 MsDeformableAttention3dOptions MsDeformableAttention3dOptions::from_config(

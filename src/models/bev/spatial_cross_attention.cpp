@@ -14,6 +14,7 @@ Schema SpatialCrossAttentionOptions::schema() {
       .optional("pc_range", numbers_schema())
       .optional("dropout", ratio_schema())
       .optional("batch_first", Schema::boolean())
+      // Its own type's schema: the attention registry's holds this one.
       .optional("deformable_attention", MsDeformableAttention3dOptions::schema());
   return schema;
 }
@@ -24,7 +25,8 @@ SpatialCrossAttentionOptions SpatialCrossAttentionOptions::from_config(const Con
   o.num_cams = section.get<int64_t>("num_cams", o.num_cams);
   o.dropout = section.get<double>("dropout", o.dropout);
   if (const ConfigNode* deformable = section.find("deformable_attention")) {
-    o.deformable_attention = MsDeformableAttention3dOptions::from_config(*deformable);
+    o.deformable_attention =
+        read_attention<MsDeformableAttention3dOptions>(*deformable, "MSDeformableAttention3D");
   }
   return o;
 }

@@ -10,7 +10,7 @@
 namespace olv2 {
 
 Schema TemporalSelfAttentionOptions::schema() {
-  Schema schema = deformable_attention_schema("TemporalSelfAttention");
+  Schema schema = MultiScaleDeformableAttentionOptions::schema("TemporalSelfAttention");
   schema.optional("num_bev_queue", Schema::integer());
   return schema;
 }

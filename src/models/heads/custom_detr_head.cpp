@@ -4,7 +4,7 @@
 
 #include "olv2/assign/assigner.h"
 #include "olv2/config/section_readers.h"
-#include "olv2/losses/loss_weight_config.h"
+#include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/layers/sine_positional_encoding.h"
 #include "olv2/util/error.h"
 
@@ -49,19 +49,16 @@ CustomDetrHeadOptions CustomDetrHeadOptions::from_config(const ConfigNode& secti
   o.num_heads = section.get<int64_t>("num_heads", o.num_heads);
   o.dropout = section.get<double>("dropout", o.dropout);
   o.ffn_dropout = section.get<double>("ffn_dropout", o.ffn_dropout);
-  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
-  o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
-  o.loss_iou_weight = loss_weight_from_config(section, "loss_iou", o.loss_iou_weight);
+  read_detr_losses(section, lane ? PredictionKind::kLanePoints : PredictionKind::kBoxes, o.loss_cls,
+                   o.loss_bbox, lane ? nullptr : &o.loss_iou);
 
-  const ConfigNode& assigner = section.at("train_cfg").at("assigner");
   if (lane) {
     const ConfigNode* range = section.find("bev_range");
     if (range == nullptr) throw input_error(section.where() + ": a lane head needs `bev_range`");
     o.lane_range = fixed_numbers<6>(*range);
   }
-  o.assigner = assigner_registry().read(assigner);
-  require_assigned_objects(*o.assigner, lane ? AssignedObjects::kLanes : AssignedObjects::kBoxes,
-                           assigner);
+  o.assigner = read_train_cfg_assigner(
+      section, lane ? AssignedObjects::kLanes : AssignedObjects::kBoxes, nullptr);
   return o;
 }
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 
 #include "olv2/losses/box_ops.h"
-#include "olv2/losses/giou_loss.h"
-#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/util/error.h"
 
@@ -116,8 +114,9 @@ LayerLosses layer_losses(const CustomDetrHeadImpl& head, const at::Tensor& cls_s
 
   // The DETR background weight is 0, so only positives normalise the classification loss.
   const double cls_avg_factor = std::max(static_cast<double>(num_pos), 1.0);
-  out.cls = sigmoid_focal_loss(cls_scores.reshape({-1, options.num_classes}), torch::cat(labels),
-                               torch::cat(label_weights), cls_avg_factor, options.loss_cls);
+  out.cls =
+      options.loss_cls->compute(cls_scores.reshape({-1, options.num_classes}), torch::cat(labels),
+                                torch::cat(label_weights), cls_avg_factor);
   const double mean_pos =
       reduce_mean ? reduce_mean(static_cast<double>(num_pos)) : static_cast<double>(num_pos);
   const double reg_avg_factor = std::max(mean_pos, 1.0);
@@ -125,12 +124,12 @@ LayerLosses layer_losses(const CustomDetrHeadImpl& head, const at::Tensor& cls_s
   const at::Tensor flat_preds = reg_preds.reshape({-1, options.num_reg_dim});
   if (options.object_type == DetrObjectType::kBox) {
     const at::Tensor all_factors = torch::cat(factors);
-    out.iou = giou_loss(bbox_cxcywh_to_xyxy(flat_preds) * all_factors,
-                        bbox_cxcywh_to_xyxy(all_reg_targets) * all_factors, all_reg_weights,
-                        reg_avg_factor, options.loss_iou_weight);
+    out.iou = options.loss_iou->compute(bbox_cxcywh_to_xyxy(flat_preds) * all_factors,
+                                        bbox_cxcywh_to_xyxy(all_reg_targets) * all_factors,
+                                        all_reg_weights, reg_avg_factor);
   }
-  out.bbox = l1_loss(flat_preds, all_reg_targets, all_reg_weights, reg_avg_factor,
-                     options.loss_bbox_weight);
+  out.bbox =
+      options.loss_bbox->compute(flat_preds, all_reg_targets, all_reg_weights, reg_avg_factor);
   return out;
 }
 

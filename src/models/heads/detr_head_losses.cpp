@@ -1,14 +1,22 @@
 #include "olv2/models/heads/detr_head_losses.h"
 
-#include "olv2/losses/focal_loss.h"
-#include "olv2/losses/loss_weight_config.h"
-
 namespace olv2 {
 
 void declare_detr_loss_keys(Schema& head) {
-  head.required("loss_cls", FocalLossOptions::schema())
-      .optional("loss_bbox", weighted_loss_schema("L1Loss"))
-      .optional("loss_iou", weighted_loss_schema("GIoULoss"));
+  head.required("loss_cls", loss_registry().schema())
+      .optional("loss_bbox", loss_registry().schema())
+      .optional("loss_iou", loss_registry().schema());
+}
+
+void read_detr_losses(const ConfigNode& head, PredictionKind regressed,
+                      std::shared_ptr<const Loss>& loss_cls, std::shared_ptr<const Loss>& loss_bbox,
+                      std::shared_ptr<const Loss>* loss_iou) {
+  const Registry<Loss>& losses = loss_registry();
+  loss_cls = read_for_kind(losses, head, "loss_cls", PredictionKind::kClassScores, loss_cls);
+  loss_bbox = read_for_kind(losses, head, "loss_bbox", regressed, loss_bbox);
+  if (loss_iou != nullptr) {
+    *loss_iou = read_for_kind(losses, head, "loss_iou", PredictionKind::kBoxes, *loss_iou);
+  }
 }
 
 }  // namespace olv2

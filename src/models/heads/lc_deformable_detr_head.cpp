@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "olv2/config/section_readers.h"
-#include "olv2/losses/loss_weight_config.h"
+#include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/transformer_layer_config.h"
@@ -17,11 +17,7 @@ namespace olv2 {
 Schema LcDeformableDetrHeadOptions::schema() {
   Schema decoder = layer_sequence_schema(
       "LaneDetectionTransformerDecoder",
-      transformer_layer_schema(
-          "CustomDetrTransformerDecoderLayer",
-          attention_list_schema({{"MultiheadAttention", MultiheadAttentionOptions::schema()},
-                                 {"CustomMSDeformableAttention",
-                                  deformable_attention_schema("CustomMSDeformableAttention")}})));
+      transformer_layer_schema("CustomDetrTransformerDecoderLayer", attention_list_schema()));
   Schema transformer = typed_schema("PerceptionTransformer");
   transformer.optional("embed_dims", Schema::integer()).required("decoder", decoder);
   Schema schema = typed_schema("LCDeformableDETRHead");
@@ -71,9 +67,7 @@ LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const Confi
   require_flag(decoder, "return_intermediate", true, "every decoder layer has its loss");
   o.num_decoder_layers = decoder.at("num_layers").as_int();
   const ConfigNode& layer = decoder.at("transformerlayers");
-  const DecoderLayerAttentions d = DecoderLayerAttentions::from_config(
-      layer, "CustomMSDeformableAttention",
-      {o.embed_dims, o.num_heads, o.attention_dropout, o.num_levels, o.num_points, o.msda_dropout});
+  const DecoderLayerAttentions d = DecoderLayerAttentions::from_config(layer);
   o.embed_dims = transformer.get<int64_t>("embed_dims", d.embed_dims);
   o.num_heads = d.num_heads;
   o.attention_dropout = d.attention_dropout;
@@ -90,13 +84,8 @@ LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const Confi
   o.feedforward_channels = ffn.feedforward_channels;
   o.ffn_drop = ffn.ffn_drop;
 
-  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
-  o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
-  if (const ConfigNode* train_cfg = section.find("train_cfg")) {
-    const ConfigNode& assigner = train_cfg->at("assigner");
-    o.assigner = assigner_registry().read(assigner);
-    require_assigned_objects(*o.assigner, AssignedObjects::kLanes, assigner);
-  }
+  read_detr_losses(section, PredictionKind::kLanePoints, o.loss_cls, o.loss_bbox, nullptr);
+  o.assigner = read_train_cfg_assigner(section, AssignedObjects::kLanes, o.assigner);
   return o;
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/lc_deformable_detr_head.h"
 #include "olv2/util/error.h"
 
@@ -70,8 +69,8 @@ LcLayerLosses lc_layer_losses(const LcDeformableDetrHeadImpl& head, const at::Te
   // The DETR background weight is 0, so only positives normalise the classification loss.
   double cls_avg_factor = static_cast<double>(num_pos);
   if (options.sync_cls_avg_factor) cls_avg_factor = lc_reduced(reduce_mean, cls_avg_factor);
-  out.cls = sigmoid_focal_loss(cls_scores.reshape({-1, options.num_classes}), torch::cat(labels),
-                               {}, std::max(cls_avg_factor, 1.0), options.loss_cls);
+  out.cls = options.loss_cls->compute(cls_scores.reshape({-1, options.num_classes}),
+                                      torch::cat(labels), {}, std::max(cls_avg_factor, 1.0));
 
   const double reg_avg_factor =
       std::max(lc_reduced(reduce_mean, static_cast<double>(num_pos)), 1.0);
@@ -80,9 +79,9 @@ LcLayerLosses lc_layer_losses(const LcDeformableDetrHeadImpl& head, const at::Te
   const at::Tensor finite = targets.isfinite().all(-1, /*keepdim=*/true);
   const at::Tensor preds = lanes_preds.reshape({-1, options.code_size});
   const at::Tensor weights = torch::cat(reg_weights) * head.code_weights().to(targets.device());
-  out.reg = l1_loss(torch::where(finite, preds, torch::zeros_like(preds)),
-                    torch::where(finite, targets, torch::zeros_like(targets)), weights,
-                    reg_avg_factor, options.loss_bbox_weight);
+  out.reg = options.loss_bbox->compute(torch::where(finite, preds, torch::zeros_like(preds)),
+                                       torch::where(finite, targets, torch::zeros_like(targets)),
+                                       weights, reg_avg_factor);
   out.cls = torch::nan_to_num(out.cls);
   out.reg = torch::nan_to_num(out.reg);
   return out;

@@ -12,7 +12,7 @@ Schema RelationshipHeadOptions::schema() {
   schema.required("in_channels_o1", Schema::integer())
       .optional("in_channels_o2", Schema::integer())
       .optional("shared_param", Schema::boolean())
-      .optional("loss_rel", FocalLossOptions::schema());
+      .optional("loss_rel", loss_registry().schema());
   return schema;
 }
 
@@ -21,8 +21,8 @@ RelationshipHeadOptions RelationshipHeadOptions::from_config(const ConfigNode& s
   o.in_channels_o1 = section.at("in_channels_o1").as_int();
   o.in_channels_o2 = section.get<int64_t>("in_channels_o2", o.in_channels_o1);
   o.shared_param = section.get<bool>("shared_param", o.shared_param);
-  if (const ConfigNode* loss = section.find("loss_rel"))
-    o.loss_rel = FocalLossOptions::from_config(*loss);
+  o.loss_rel =
+      read_for_kind(loss_registry(), section, "loss_rel", PredictionKind::kClassScores, o.loss_rel);
   return o;
 }
 
@@ -103,7 +103,7 @@ at::Tensor RelationshipHeadImpl::loss(const at::Tensor& logits,
   // Original behaviour: class 0 is "connected", so the label is 1 - adjacency.
   const at::Tensor labels = (1 - torch::stack(targets)).to(torch::kLong).reshape({-1});
   return torch::nan_to_num(
-      sigmoid_focal_loss(scores.reshape({-1, 1}), labels, {}, std::nullopt, options_.loss_rel));
+      options_.loss_rel->compute(scores.reshape({-1, 1}), labels, {}, std::nullopt));
 }
 
 }  // namespace olv2

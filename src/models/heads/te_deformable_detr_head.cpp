@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "olv2/config/section_readers.h"
-#include "olv2/losses/loss_weight_config.h"
+#include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/error.h"
@@ -14,17 +14,12 @@
 namespace olv2 {
 
 Schema TeDeformableDetrHeadOptions::schema() {
-  const Schema msda = deformable_attention_schema("MultiScaleDeformableAttention");
   Schema encoder = layer_sequence_schema(
       "DetrTransformerEncoder",
-      transformer_layer_schema("BaseTransformerLayer",
-                               attention_list_schema({{"MultiScaleDeformableAttention", msda}})));
+      transformer_layer_schema("BaseTransformerLayer", attention_list_schema()));
   Schema decoder = layer_sequence_schema(
       "DeformableDetrTransformerDecoder",
-      transformer_layer_schema(
-          "CustomDetrTransformerDecoderLayer",
-          attention_list_schema({{"MultiheadAttention", MultiheadAttentionOptions::schema()},
-                                 {"MultiScaleDeformableAttention", msda}})));
+      transformer_layer_schema("CustomDetrTransformerDecoderLayer", attention_list_schema()));
   Schema transformer = typed_schema("DeformableDetrTransformer");
   transformer.required("encoder", encoder)
       .required("decoder", decoder)
@@ -63,29 +58,24 @@ TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const Confi
   o.num_encoder_layers = encoder.at("num_layers").as_int();
   const ConfigNode& encoder_layer = encoder.at("transformerlayers");
   require_operation_order(encoder_layer, {"self_attn", "norm", "ffn", "norm"});
-  const ConfigNode& encoder_msda =
-      attention_config(encoder_layer, 0, "MultiScaleDeformableAttention");
 
   const ConfigNode& decoder = transformer.at("decoder");
   require_flag(decoder, "return_intermediate", true, "every decoder layer has its loss");
   o.num_decoder_layers = decoder.at("num_layers").as_int();
   const ConfigNode& decoder_layer = decoder.at("transformerlayers");
-  const DecoderLayerAttentions d =
-      DecoderLayerAttentions::from_config(decoder_layer, "MultiScaleDeformableAttention",
-                                          {o.embed_dims, o.num_heads, o.attention_dropout,
-                                           o.num_feature_levels, o.num_points, o.msda_dropout});
+  const DecoderLayerAttentions d = DecoderLayerAttentions::from_config(decoder_layer);
   o.embed_dims = d.embed_dims;
   o.num_heads = d.num_heads;
   o.attention_dropout = d.attention_dropout;
   o.num_points = d.num_points;
   o.msda_dropout = d.msda_dropout;
-  for (const ConfigNode* msda :
-       {&encoder_msda, &attention_config(decoder_layer, 1, "MultiScaleDeformableAttention")}) {
-    if (msda->get<int64_t>("num_levels", o.num_feature_levels) != o.num_feature_levels ||
-        msda->get<int64_t>("num_points", o.num_points) != o.num_points ||
-        msda->get<int64_t>("num_heads", o.num_heads) != o.num_heads ||
-        msda->get<double>("dropout", o.msda_dropout) != o.msda_dropout) {
-      throw input_error(msda->where() +
+  for (const ConfigNode* entry :
+       {&attention_entry(encoder_layer, 0), &attention_entry(decoder_layer, 1)}) {
+    const auto msda = read_attention<MultiScaleDeformableAttentionOptions>(
+        *entry, "a multi-scale deformable attention");
+    if (msda.num_levels != o.num_feature_levels || msda.num_points != o.num_points ||
+        msda.num_heads != o.num_heads || msda.dropout != o.msda_dropout) {
+      throw input_error(entry->where() +
                         ": the encoder's and decoder's deformable attentions must agree on "
                         "num_levels (= transformer.num_feature_levels), num_points, num_heads "
                         "and dropout");
@@ -104,14 +94,8 @@ TeDeformableDetrHeadOptions TeDeformableDetrHeadOptions::from_config(const Confi
 
   o.positional_encoding =
       SinePositionalEncodingOptions::from_config(section.at("positional_encoding"));
-  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
-  o.loss_bbox_weight = loss_weight_from_config(section, "loss_bbox", o.loss_bbox_weight);
-  o.loss_iou_weight = loss_weight_from_config(section, "loss_iou", o.loss_iou_weight);
-  if (const ConfigNode* train_cfg = section.find("train_cfg")) {
-    const ConfigNode& assigner = train_cfg->at("assigner");
-    o.assigner = assigner_registry().read(assigner);
-    require_assigned_objects(*o.assigner, AssignedObjects::kBoxes, assigner);
-  }
+  read_detr_losses(section, PredictionKind::kBoxes, o.loss_cls, o.loss_bbox, &o.loss_iou);
+  o.assigner = read_train_cfg_assigner(section, AssignedObjects::kBoxes, o.assigner);
   return o;
 }
 

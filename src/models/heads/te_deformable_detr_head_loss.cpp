@@ -5,8 +5,6 @@
 #include <algorithm>
 
 #include "olv2/losses/box_ops.h"
-#include "olv2/losses/giou_loss.h"
-#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
 #include "olv2/util/error.h"
 
@@ -92,8 +90,8 @@ TeLayerLosses te_layer_losses(const TeDeformableDetrHeadOptions& options,
   const auto positives = static_cast<double>(num_pos);
   const double cls_avg_factor =
       std::max(options.sync_cls_avg_factor ? mean_over_ranks(positives) : positives, 1.0);
-  out.cls = sigmoid_focal_loss(cls_scores.reshape({-1, options.num_classes}), torch::cat(labels),
-                               {}, cls_avg_factor, options.loss_cls);
+  out.cls = options.loss_cls->compute(cls_scores.reshape({-1, options.num_classes}),
+                                      torch::cat(labels), {}, cls_avg_factor);
   // The box losses always average the positive count over the ranks.
   const double box_avg_factor = std::max(mean_over_ranks(positives), 1.0);
 
@@ -101,9 +99,10 @@ TeLayerLosses te_layer_losses(const TeDeformableDetrHeadOptions& options,
   const at::Tensor targets = torch::cat(bbox_targets);
   const at::Tensor weights = torch::cat(bbox_weights);
   const at::Tensor scale = torch::cat(factors);
-  out.bbox = l1_loss(preds, targets, weights, box_avg_factor, options.loss_bbox_weight);
-  out.iou = giou_loss(bbox_cxcywh_to_xyxy(preds) * scale, bbox_cxcywh_to_xyxy(targets) * scale,
-                      weights, box_avg_factor, options.loss_iou_weight);
+  out.bbox = options.loss_bbox->compute(preds, targets, weights, box_avg_factor);
+  out.iou =
+      options.loss_iou->compute(bbox_cxcywh_to_xyxy(preds) * scale,
+                                bbox_cxcywh_to_xyxy(targets) * scale, weights, box_avg_factor);
   return out;
 }
 

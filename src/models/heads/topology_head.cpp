@@ -13,7 +13,7 @@ Schema TopologyHeadOptions::schema() {
       .required("hidden_channels", Schema::integer())
       .required("out_channels", Schema::integer())
       .required("num_layers", Schema::integer())
-      .required("loss_cls", FocalLossOptions::schema());
+      .required("loss_cls", loss_registry().schema());
   return schema;
 }
 
@@ -23,7 +23,8 @@ TopologyHeadOptions TopologyHeadOptions::from_config(const ConfigNode& section) 
   o.hidden_channels = section.at("hidden_channels").as_int();
   o.out_channels = section.at("out_channels").as_int();
   o.num_layers = section.at("num_layers").as_int();
-  o.loss_cls = FocalLossOptions::from_config(section.at("loss_cls"));
+  o.loss_cls =
+      read_for_kind(loss_registry(), section, "loss_cls", PredictionKind::kClassScores, o.loss_cls);
   return o;
 }
 
@@ -86,8 +87,8 @@ at::Tensor TopologyHeadImpl::loss(const at::Tensor& probs,
   // Original behaviour: class 0 means "connected", so the target is 1 - adjacency.
   const at::Tensor labels = (1 - torch::stack(targets)).to(torch::kLong).reshape({-1});
   // Original behaviour: the focal loss takes the probabilities as logits (a double sigmoid).
-  return sigmoid_focal_loss(last.reshape({-1, options_.out_channels}), labels, {}, std::nullopt,
-                            options_.loss_cls);
+  return options_.loss_cls->compute(last.reshape({-1, options_.out_channels}), labels, {},
+                                    std::nullopt);
 }
 
 }  // namespace olv2

@@ -10,7 +10,7 @@
 
 namespace olv2 {
 
-Schema deformable_attention_schema(const std::string& type) {
+Schema MultiScaleDeformableAttentionOptions::schema(const std::string& type) {
   Schema schema = typed_schema(type);
   schema.optional("embed_dims", Schema::integer())
       .optional("num_heads", Schema::integer())
@@ -20,6 +20,18 @@ Schema deformable_attention_schema(const std::string& type) {
       .optional("dropout", ratio_schema())
       .optional("batch_first", Schema::boolean());
   return schema;
+}
+
+MultiScaleDeformableAttentionOptions MultiScaleDeformableAttentionOptions::from_config(
+    const ConfigNode& section) {
+  MultiScaleDeformableAttentionOptions o;
+  o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
+  o.num_heads = section.get<int64_t>("num_heads", o.num_heads);
+  o.num_levels = section.get<int64_t>("num_levels", o.num_levels);
+  o.num_points = section.get<int64_t>("num_points", o.num_points);
+  o.dropout = section.get<double>("dropout", o.dropout);
+  o.batch_first = section.get<bool>("batch_first", o.batch_first);
+  return o;
 }
 
 at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points) {

@@ -15,6 +15,14 @@ Schema MultiheadAttentionOptions::schema() {
   return schema;
 }
 
+MultiheadAttentionOptions MultiheadAttentionOptions::from_config(const ConfigNode& section) {
+  MultiheadAttentionOptions o;
+  o.embed_dims = section.at("embed_dims").as_int();
+  o.num_heads = section.at("num_heads").as_int();
+  o.dropout = section.get<double>("dropout", 0.0);
+  return o;
+}
+
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options)
     : options_(options) {
   attn_ = register_module(

@@ -2,6 +2,8 @@
 
 #include "olv2/config/section_readers.h"
 #include "olv2/models/layers/ffn.h"
+#include "olv2/models/layers/multi_scale_deformable_attention.h"
+#include "olv2/models/layers/multihead_attention.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -18,8 +20,8 @@ Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs) {
   return schema;
 }
 
-Schema attention_list_schema(std::map<std::string, Schema> variants) {
-  Schema one = Schema::tagged("type", std::move(variants));
+Schema attention_list_schema() {
+  const Schema one = attention_registry().schema();
   return Schema::either(one, Schema::sequence(one));
 }
 
@@ -33,12 +35,12 @@ Schema layer_sequence_schema(const std::string& type, Schema layer) {
   return schema;
 }
 
-const ConfigNode& attention_config(const ConfigNode& layer, size_t index, const std::string& type) {
+const ConfigNode& attention_entry(const ConfigNode& layer, size_t index) {
   const ConfigNode& attn_cfgs = layer.at("attn_cfgs");
   const std::vector<const ConfigNode*> attentions = maps_of(attn_cfgs);
-  if (index >= attentions.size() || attentions[index]->at("type").as_string() != type) {
-    throw input_error(attn_cfgs.where() + ": attention " + std::to_string(index) + " must be " +
-                      type + " (the attentions of this layer are fixed by the model)");
+  if (index >= attentions.size()) {
+    throw input_error(attn_cfgs.where() + ": this layer runs " + std::to_string(index + 1) +
+                      " attentions, the config gives " + std::to_string(attentions.size()));
   }
   return *attentions[index];
 }
@@ -52,27 +54,22 @@ void require_operation_order(const ConfigNode& layer, const std::vector<std::str
   }
 }
 
-DecoderLayerAttentions DecoderLayerAttentions::from_config(const ConfigNode& layer,
-                                                           const std::string& deformable_type,
-                                                           DecoderLayerAttentions d) {
+DecoderLayerAttentions DecoderLayerAttentions::from_config(const ConfigNode& layer) {
   require_operation_order(layer, {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"});
-  const ConfigNode& mha = attention_config(layer, 0, "MultiheadAttention");
-  d.embed_dims = mha.at("embed_dims").as_int();
-  d.num_heads = mha.at("num_heads").as_int();
-  d.attention_dropout = mha.get<double>("dropout", 0.0);
-  const ConfigNode& msda = attention_config(layer, 1, deformable_type);
-  if (msda.get<int64_t>("num_heads", d.num_heads) != d.num_heads) {
-    throw input_error(msda.where() + ": num_heads must equal the self-attention's " +
-                      std::to_string(d.num_heads));
+  const auto mha = layer_attention<MultiheadAttentionOptions>(layer, 0, "MultiheadAttention");
+  const auto msda = layer_attention<MultiScaleDeformableAttentionOptions>(
+      layer, 1, "a multi-scale deformable attention");
+  const std::string where = attention_entry(layer, 1).where();
+  if (msda.num_heads != mha.num_heads) {
+    throw input_error(where + ": num_heads " + std::to_string(msda.num_heads) +
+                      " must equal the self-attention's " + std::to_string(mha.num_heads));
   }
-  if (msda.get<int64_t>("embed_dims", d.embed_dims) != d.embed_dims) {
-    throw input_error(msda.where() + ": embed_dims must equal the self-attention's " +
-                      std::to_string(d.embed_dims));
+  if (msda.embed_dims != mha.embed_dims) {
+    throw input_error(where + ": embed_dims " + std::to_string(msda.embed_dims) +
+                      " must equal the self-attention's " + std::to_string(mha.embed_dims));
   }
-  d.num_levels = msda.get<int64_t>("num_levels", d.num_levels);
-  d.num_points = msda.get<int64_t>("num_points", d.num_points);
-  d.msda_dropout = msda.get<double>("dropout", d.msda_dropout);
-  return d;
+  return {mha.embed_dims,  mha.num_heads,   mha.dropout,
+          msda.num_levels, msda.num_points, msda.dropout};
 }
 
 }  // namespace olv2

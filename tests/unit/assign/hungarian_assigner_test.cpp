@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
 
 #include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/assign/match_costs.h"
@@ -19,7 +21,7 @@ TEST(FocalLossCost, EqualsPositiveMinusNegativeFocalTerm) {
   const double expected =
       0.25 * (1 - p) * (1 - p) * -std::log(p + 1e-12) - 0.75 * p * p * -std::log(1 - p + 1e-12);
   const auto cost =
-      focal_loss_cost(torch::tensor({{0.0, x}}), torch::tensor({1}, torch::kLong), {});
+      FocalLossCost{}.cost(torch::tensor({{0.0, x}}), torch::tensor({1}, torch::kLong));
   EXPECT_NEAR(cost[0][0].item<double>(), expected, 1e-6);
 }
 
@@ -56,16 +58,17 @@ TEST(HungarianAssigner, PrefersTheOverlappingBox) {
   EXPECT_TRUE(torch::equal(result.pos_inds, torch::tensor({1}, torch::kLong)));
 }
 
-// The registry builds either assigner from its section; a head's slot refuses an assigner of the
-// other objects, naming the section.
+// The registry builds either assigner from a head's train_cfg; the head refuses an assigner of
+// the other objects, naming the section.
 TEST(AssignerRegistry, BuildsByTypeAndHeadsCheckTheObjects) {
-  const ConfigNode lane = parse_yaml("{type: LaneHungarianAssigner, normalize: true}", "cfg.yaml");
-  const std::shared_ptr<const AssignerOptions> options = assigner_registry().read(lane);
+  const ConfigNode head = parse_yaml(
+      "train_cfg: {assigner: {type: LaneHungarianAssigner, normalize: true}}", "cfg.yaml");
+  const std::shared_ptr<const AssignerOptions> options =
+      read_train_cfg_assigner(head, AssignedObjects::kLanes, nullptr);
   EXPECT_EQ(options->objects(), AssignedObjects::kLanes);
   EXPECT_TRUE(dynamic_cast<const LaneHungarianAssignerOptions&>(*options).normalize);
-  EXPECT_NO_THROW(require_assigned_objects(*options, AssignedObjects::kLanes, lane));
   try {
-    require_assigned_objects(*options, AssignedObjects::kBoxes, lane);
+    read_train_cfg_assigner(head, AssignedObjects::kBoxes, nullptr);
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
@@ -74,6 +77,50 @@ TEST(AssignerRegistry, BuildsByTypeAndHeadsCheckTheObjects) {
               std::string::npos)
         << error.what();
   }
+  const ConfigNode bare = parse_yaml("{num_classes: 1}", "cfg.yaml");
+  const auto fallback = std::make_shared<HungarianAssignerOptions>();
+  EXPECT_EQ(read_train_cfg_assigner(bare, AssignedObjects::kBoxes, fallback), fallback);
+  EXPECT_THROW(read_train_cfg_assigner(bare, AssignedObjects::kBoxes, nullptr), Error);
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// Costs are chosen by type through their registry: an assigner sums what its config names, and
+// refuses a cost of other predictions or an unknown type, naming the key and the known types.
+TEST(MatchCostRegistry, AssignersSumTheConfiguredCosts) {
+  const ConfigNode section = parse_yaml(
+      "{type: HungarianAssigner, cls_cost: {type: FocalLossCost, weight: 0.0},"
+      " reg_cost: {type: BBoxL1Cost, weight: 2.0, box_format: xywh},"
+      " iou_cost: {type: IoUCost, weight: 0.0}}",
+      "cfg.yaml");
+  const auto options = HungarianAssignerOptions::from_config(section);
+  const auto pred = torch::tensor({{0.5, 0.5, 0.5, 0.5}});
+  const auto gt = torch::tensor({{0.0, 0.0, 50.0, 100.0}});  // (cx, cy, w, h) = (.25, .5, .5, 1)
+  const at::Tensor cost = HungarianAssigner(options).cost(
+      {pred, torch::zeros({1, 1}), gt, torch::zeros({1}, torch::kLong), 100, 100});
+  EXPECT_NEAR(cost.item<double>(), 2.0 * (0.25 + 0.0 + 0.0 + 0.5), 1e-6);
+
+  const std::string wrong_kind = error_of([] {
+    LaneHungarianAssignerOptions::from_config(
+        parse_yaml("{type: LaneHungarianAssigner, reg_cost: {type: BBoxL1Cost}}", "cfg.yaml"));
+  });
+  EXPECT_NE(wrong_kind.find("cfg.yaml:1"), std::string::npos) << wrong_kind;
+  EXPECT_NE(wrong_kind.find("key `reg_cost`: `BBoxL1Cost` cannot compare lane points"),
+            std::string::npos)
+      << wrong_kind;
+  const std::string unknown = error_of(
+      [] { match_cost_registry().read(parse_yaml("{type: ClassificationCost}", "cfg.yaml")); });
+  EXPECT_NE(unknown.find("unknown match cost type `ClassificationCost` (expected one of: "
+                         "BBoxL1Cost, FocalLossCost, IoUCost, LaneL1Cost)"),
+            std::string::npos)
+      << unknown;
 }
 
 }  // namespace

@@ -41,12 +41,12 @@ TEST(GiouLoss, AveragesOneMinusGiouOverAvgFactor) {
   const auto target = torch::tensor({{1.0, 1.0, 3.0, 3.0}, {2.0, 0.0, 3.0, 1.0}});
   const auto weight = torch::ones({2, 4});
   const double expected = ((1 - (1.0 / 7 - 2.0 / 9)) + (1 + 1.0 / 3)) / (2 + kFloatEpsilon);
-  EXPECT_NEAR(giou_loss(pred, target, weight, 2.0, 1.0).item<double>(), expected, 1e-6);
+  EXPECT_NEAR(GIoULoss{}.compute(pred, target, weight, 2.0).item<double>(), expected, 1e-6);
 }
 
 TEST(GiouLoss, IsExactlyZeroWithoutPositives) {
   const auto pred = torch::rand({3, 4}).requires_grad_(true);
-  const auto loss = giou_loss(pred, torch::rand({3, 4}), torch::zeros({3, 4}), 1.0, 1.0);
+  const auto loss = GIoULoss{}.compute(pred, torch::rand({3, 4}), torch::zeros({3, 4}), 1.0);
   EXPECT_EQ(loss.item<double>(), 0.0);
   loss.backward();
   EXPECT_TRUE(pred.grad().defined());
@@ -63,7 +63,9 @@ TEST(L1Loss, SumsEveryDimensionOverAvgFactor) {
   const auto pred = torch::tensor({{0.1, 0.5}, {0.9, 0.2}});
   const auto target = torch::tensor({{0.0, 1.0}, {0.0, 0.0}});
   const auto weight = torch::tensor({{1.0, 1.0}, {0.0, 0.0}});
-  EXPECT_NEAR(l1_loss(pred, target, weight, 1.0, 2.5).item<double>(),
+  L1Loss loss;
+  loss.loss_weight = 2.5;
+  EXPECT_NEAR(loss.compute(pred, target, weight, 1.0).item<double>(),
               2.5 * 0.6 / (1 + kFloatEpsilon), 1e-6);
 }
 

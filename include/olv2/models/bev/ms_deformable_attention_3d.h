@@ -10,11 +10,12 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/models/attention_registry.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 
-struct MsDeformableAttention3dOptions {
+struct MsDeformableAttention3dOptions : AttentionOptions {
   int64_t embed_dims = 256;
   int64_t num_heads = 8;
   int64_t num_levels = 4;

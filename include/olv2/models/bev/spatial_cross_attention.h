@@ -11,12 +11,13 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/models/attention_registry.h"
 #include "olv2/models/bev/bev_reference_points.h"
 #include "olv2/models/bev/ms_deformable_attention_3d.h"
 
 namespace olv2 {
 
-struct SpatialCrossAttentionOptions {
+struct SpatialCrossAttentionOptions : AttentionOptions {
   int64_t embed_dims = 256;
   int64_t num_cams = 7;
   double dropout = 0.1;  // on the output, before the residual sum

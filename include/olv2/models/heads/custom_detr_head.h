@@ -20,6 +20,8 @@
 #include "olv2/config/schema.h"
 #include "olv2/data/bev_range.h"
 #include "olv2/losses/focal_loss.h"
+#include "olv2/losses/giou_loss.h"
+#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/heads/object_head.h"
 #include "olv2/models/layers/detr_transformer.h"
@@ -46,9 +48,19 @@ struct CustomDetrHeadOptions : ObjectHeadOptions {
   double ffn_dropout = 0.1;  // both FFN dropouts (overrides `ffn_drop`, as in the original)
   int64_t num_reg_fcs = 2;
   BevRange lane_range = {-50.0, -25.0, -3.0, 50.0, 25.0, 2.0};  // lanes only
-  FocalLossOptions loss_cls;
-  double loss_bbox_weight = 5.0;  // L1 (mmdet DETRHead's default)
-  double loss_iou_weight = 2.0;   // GIoU, boxes only
+  // Any registered loss of class scores, and of the head's objects (mmdet DETRHead's defaults;
+  // `loss_iou` for boxes only).
+  std::shared_ptr<const Loss> loss_cls = std::make_shared<FocalLoss>();
+  std::shared_ptr<const Loss> loss_bbox = [] {
+    auto loss = std::make_shared<L1Loss>();
+    loss->loss_weight = 5.0;
+    return loss;
+  }();
+  std::shared_ptr<const Loss> loss_iou = [] {
+    auto loss = std::make_shared<GIoULoss>();
+    loss->loss_weight = 2.0;
+    return loss;
+  }();
   // `train_cfg.assigner`: any registered assigner of the head's objects (the original's are
   // LaneHungarianAssigner for lanes, HungarianAssigner for boxes).
   std::shared_ptr<const AssignerOptions> assigner = std::make_shared<HungarianAssignerOptions>();

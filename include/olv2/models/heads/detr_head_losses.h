@@ -3,12 +3,15 @@
 // config keys.
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
+#include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/losses/loss.h"
 
 namespace olv2 {
 
@@ -19,9 +22,16 @@ struct DetrHeadLosses {
   std::vector<std::vector<AssignResult>> assign_results;  // [decoder layer][sample]
 };
 
-// Declares a DETR head's loss keys: `loss_cls` (FocalLoss, required: the original's default, a
-// softmax cross-entropy, is not supported), `loss_bbox` (L1Loss), `loss_iou` (GIoULoss).
+// Declares a DETR head's loss keys, each any registered loss: `loss_cls` (required: the
+// original's default, a softmax cross-entropy, is not registered), `loss_bbox`, `loss_iou`.
 void declare_detr_loss_keys(Schema& head);
+
+// Reads them over the head's defaults: `loss_cls` of class scores, `loss_bbox` of `regressed`
+// objects and, where `loss_iou` is given (box heads), `loss_iou` of boxes; a lane head leaves
+// its `loss_iou` unread, as the original configures one and never evaluates it.
+void read_detr_losses(const ConfigNode& head, PredictionKind regressed,
+                      std::shared_ptr<const Loss>& loss_cls, std::shared_ptr<const Loss>& loss_bbox,
+                      std::shared_ptr<const Loss>* loss_iou);
 
 // A DETR head's losses in mmdet's order and names: the last decoder layer's terms as they are,
 // then each earlier layer l's as `d<l>.<term>`; and every layer's matching (`layer.assign`).

@@ -17,6 +17,7 @@
 #include "olv2/config/schema.h"
 #include "olv2/data/bev_range.h"
 #include "olv2/losses/focal_loss.h"
+#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lane_detection_transformer.h"
 #include "olv2/models/heads/object_head.h"
@@ -45,18 +46,28 @@ struct LcDeformableDetrHeadOptions : ObjectHeadOptions {
   std::vector<double> code_weights = std::vector<double>(15, 1.0);
   BevRange pc_range = {-51.2, -25.6, -2.3, 51.2, 25.6, 1.7};
   bool sync_cls_avg_factor = false;
-  FocalLossOptions loss_cls = [] {
-    FocalLossOptions loss;
-    loss.loss_weight = 1.5;
+  // Any registered loss of class scores and of lane points (in metres); a `loss_iou` is accepted
+  // and unused, as the original configures one and never evaluates it.
+  std::shared_ptr<const Loss> loss_cls = [] {
+    auto loss = std::make_shared<FocalLoss>();
+    loss->loss_weight = 1.5;
     return loss;
   }();
-  double loss_bbox_weight = 5.0;  // L1 in metres
+  std::shared_ptr<const Loss> loss_bbox = [] {
+    auto loss = std::make_shared<L1Loss>();
+    loss->loss_weight = 5.0;
+    return loss;
+  }();
   // `train_cfg.assigner` (the detector's `train_cfg.pts.assigner`, merged in as mmdet does): any
   // registered lane assigner; the original's LaneHungarianAssigner by default.
   std::shared_ptr<const AssignerOptions> assigner = [] {
     auto assigner = std::make_shared<LaneHungarianAssignerOptions>();
-    assigner->cls_cost.weight = 1.5;
-    assigner->reg_cost_weight = 0.0075;
+    auto cls_cost = std::make_shared<FocalLossCost>();
+    cls_cost->weight = 1.5;
+    assigner->cls_cost = cls_cost;
+    auto reg_cost = std::make_shared<LaneL1Cost>();
+    reg_cost->weight = 0.0075;
+    assigner->reg_cost = reg_cost;
     assigner->normalize = false;  // costs in metres
     return assigner;
   }();

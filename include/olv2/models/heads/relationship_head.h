@@ -20,7 +20,7 @@ struct RelationshipHeadOptions : RelationHeadOptions {
   int64_t in_channels_o1 = 256;
   int64_t in_channels_o2 = 256;
   bool shared_param = true;  // one MLP for both objects, and the first object's assignment
-  FocalLossOptions loss_rel;
+  std::shared_ptr<const Loss> loss_rel = std::make_shared<FocalLoss>();  // of class scores
 
   // OpenLane-V2's `type: RelationshipHead`; in_channels_o2 defaults to in_channels_o1.
   static Schema schema();

@@ -17,6 +17,8 @@
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/losses/focal_loss.h"
+#include "olv2/losses/giou_loss.h"
+#include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/object_head.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
@@ -50,15 +52,26 @@ struct TeDeformableDetrHeadOptions : ObjectHeadOptions {
     options.offset = -0.5;
     return options;
   }();
-  FocalLossOptions loss_cls;
-  double loss_bbox_weight = 5.0;  // L1
-  double loss_iou_weight = 2.0;   // GIoU
+  // Any registered loss of class scores and of boxes.
+  std::shared_ptr<const Loss> loss_cls = std::make_shared<FocalLoss>();
+  std::shared_ptr<const Loss> loss_bbox = [] {
+    auto loss = std::make_shared<L1Loss>();
+    loss->loss_weight = 5.0;
+    return loss;
+  }();
+  std::shared_ptr<const Loss> loss_iou = [] {
+    auto loss = std::make_shared<GIoULoss>();
+    loss->loss_weight = 2.0;
+    return loss;
+  }();
   // `train_cfg.assigner` (the detector's `bbox_train_cfg.assigner`, merged in as mmdet does): any
   // registered box assigner; the original's HungarianAssigner by default.
   std::shared_ptr<const AssignerOptions> assigner = [] {
     auto options = std::make_shared<HungarianAssignerOptions>();
-    options->reg_cost_weight = 2.5;
-    options->reg_box_format = BoxFormat::kXywh;
+    auto reg_cost = std::make_shared<BBoxL1Cost>();
+    reg_cost->weight = 2.5;
+    reg_cost->box_format = BoxFormat::kXywh;
+    options->reg_cost = reg_cost;
     return options;
   }();
 

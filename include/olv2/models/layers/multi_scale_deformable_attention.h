@@ -9,24 +9,27 @@
 
 #include <string>
 
+#include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/models/attention_registry.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
 
-struct MultiScaleDeformableAttentionOptions {
+struct MultiScaleDeformableAttentionOptions : AttentionOptions {
   int64_t embed_dims = 256;
   int64_t num_heads = 8;
   int64_t num_levels = 4;
   int64_t num_points = 4;
   double dropout = 0.1;      // on the output, before the residual sum
   bool batch_first = false;  // [B, L, E] instead of [L, B, E]
-};
 
-// The keys of a deformable attention of `type` as an `attn_cfgs` entry (mmcv's
-// MultiScaleDeformableAttention and the BEV and lane variants): embed_dims, num_heads,
-// num_levels, num_points, im2col_step, dropout, batch_first.
-Schema deformable_attention_schema(const std::string& type);
+  // The keys of a deformable attention of `type` as an `attn_cfgs` entry (mmcv's
+  // MultiScaleDeformableAttention and the BEV and lane variants): embed_dims, num_heads,
+  // num_levels, num_points, im2col_step, dropout, batch_first.
+  static Schema schema(const std::string& type);
+  static MultiScaleDeformableAttentionOptions from_config(const ConfigNode& section);
+};
 
 // mmcv `MultiScaleDeformableAttention` (also OpenLane-V2's `CustomMSDeformableAttention`,
 // which computes the same): `sampling_offsets`, `attention_weights`, `value_proj`,

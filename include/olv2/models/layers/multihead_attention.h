@@ -5,12 +5,14 @@
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/pimpl.h>
 
+#include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/models/attention_registry.h"
 #include "olv2/models/layers/packed_multihead_attention.h"
 
 namespace olv2 {
 
-struct MultiheadAttentionOptions {
+struct MultiheadAttentionOptions : AttentionOptions {
   int64_t embed_dims = 64;
   int64_t num_heads = 4;
   // mmcv's deprecated `dropout` argument: both the attention-weight dropout and
@@ -19,6 +21,8 @@ struct MultiheadAttentionOptions {
 
   // mmcv `type: MultiheadAttention` as a layer's `attn_cfgs` entry.
   static Schema schema();
+  // mmcv's default for an absent `dropout` is none.
+  static MultiheadAttentionOptions from_config(const ConfigNode& section);
 };
 
 // mmcv `MultiheadAttention`: wraps PyTorch's attention (registered as `attn`),

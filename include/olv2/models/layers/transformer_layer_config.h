@@ -2,12 +2,12 @@
 // The config of mmcv's transformer layers and layer sequences, shared by the BEV encoder and the
 // heads.
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
+#include "olv2/models/attention_registry.h"
 
 namespace olv2 {
 
@@ -17,13 +17,18 @@ namespace olv2 {
 
 // A layer of `type` with its attentions (`attn_cfgs`: one dict or a list) and FFN.
 Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs);
-// One attention of the `variants` by type, or a list of them.
-Schema attention_list_schema(std::map<std::string, Schema> variants);
+// `attn_cfgs`: one attention of any registered type (attention_registry.h), or a list of them.
+Schema attention_list_schema();
 // A sequence of `type`: num_layers copies of `layer`, plus the keys the BEV encoder adds.
 Schema layer_sequence_schema(const std::string& type, Schema layer);
 
-// The attention at `index` of the layer's `attn_cfgs`; an input error unless it is `type`.
-const ConfigNode& attention_config(const ConfigNode& layer, size_t index, const std::string& type);
+// The entry at `index` of the layer's `attn_cfgs`; an input error when there is none.
+const ConfigNode& attention_entry(const ConfigNode& layer, size_t index);
+// That entry read as the attention the layer runs there (`Options`, named `runs`).
+template <typename Options>
+Options layer_attention(const ConfigNode& layer, size_t index, const std::string& runs) {
+  return read_attention<Options>(attention_entry(layer, index), runs);
+}
 // An input error unless the layer's `operation_order` is exactly `expected`.
 void require_operation_order(const ConfigNode& layer, const std::vector<std::string>& expected);
 
@@ -38,11 +43,9 @@ struct DecoderLayerAttentions {
   int64_t num_points;
   double msda_dropout;
 
-  // The layer's keys over `defaults`; the deformable attention is of `deformable_type` and must
-  // agree with the self-attention on num_heads and embed_dims.
-  static DecoderLayerAttentions from_config(const ConfigNode& layer,
-                                            const std::string& deformable_type,
-                                            DecoderLayerAttentions defaults);
+  // The layer's attentions, each with its type's defaults: a MultiheadAttention, then a
+  // multi-scale deformable attention that agrees with it on num_heads and embed_dims.
+  static DecoderLayerAttentions from_config(const ConfigNode& layer);
 };
 
 }  // namespace olv2

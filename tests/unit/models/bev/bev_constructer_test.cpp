@@ -27,8 +27,20 @@ BevFormerConstructerOptions bev_small_options() {
   o.bev_w = 6;
   o.encoder.num_layers = 2;
   o.encoder.num_points_in_pillar = 2;
-  o.encoder.layer.self_attention = {kBevDims, 2, 1, 2, 2, 0.0};
-  o.encoder.layer.cross_attention = {kBevDims, kBevCams, 0.0, {kBevDims, 2, 2, 4}};
+  TemporalSelfAttentionOptions& self_attention = o.encoder.layer.self_attention;
+  self_attention.embed_dims = kBevDims;
+  self_attention.num_heads = 2;
+  self_attention.num_levels = 1;
+  self_attention.num_points = 2;
+  self_attention.num_bev_queue = 2;
+  self_attention.dropout = 0.0;
+  SpatialCrossAttentionOptions& cross_attention = o.encoder.layer.cross_attention;
+  cross_attention.embed_dims = cross_attention.deformable_attention.embed_dims = kBevDims;
+  cross_attention.num_cams = kBevCams;
+  cross_attention.dropout = 0.0;
+  cross_attention.deformable_attention.num_heads = 2;
+  cross_attention.deformable_attention.num_levels = 2;
+  cross_attention.deformable_attention.num_points = 4;
   o.encoder.layer.ffn = {kBevDims, 32, 2, 0.0};
   o.positional_encoding = {kBevDims / 2, 4, 6};
   return o;
@@ -170,8 +182,14 @@ TEST(BevFormerConstructer, RunsUnderAutocastCloseToFloat32) {
 // divisor counts each sample's own cameras, at least 1.
 TEST(SpatialCrossAttention, SelectsQueriesBySampleZerosMaskAndCountsEachSamplesOwn) {
   torch::manual_seed(13);
-  SpatialCrossAttention sca(
-      SpatialCrossAttentionOptions{kBevDims, kBevCams, 0.0, {kBevDims, 2, 2, 4}});
+  SpatialCrossAttentionOptions options;
+  options.embed_dims = options.deformable_attention.embed_dims = kBevDims;
+  options.num_cams = kBevCams;
+  options.dropout = 0.0;
+  options.deformable_attention.num_heads = 2;
+  options.deformable_attention.num_levels = 2;
+  options.deformable_attention.num_points = 4;
+  SpatialCrossAttention sca(options);
   bev_perturb(*sca);
   torch::NoGradGuard no_grad;
   const int64_t queries = 5, anchors = 2;

@@ -12,7 +12,9 @@ RelationshipHeadOptions rel_small_options(bool shared) {
   RelationshipHeadOptions options;
   options.in_channels_o1 = options.in_channels_o2 = 8;
   options.shared_param = shared;
-  options.loss_rel.loss_weight = 5.0;  // as baseline_large
+  auto loss = std::make_shared<FocalLoss>();
+  loss->loss_weight = 5.0;  // as baseline_large
+  options.loss_rel = loss;
   return options;
 }
 

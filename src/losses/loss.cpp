@@ -1,0 +1,19 @@
+#include "olv2/losses/loss.h"
+
+#include "olv2/losses/focal_loss.h"
+#include "olv2/losses/giou_loss.h"
+#include "olv2/losses/l1_loss.h"
+
+namespace olv2 {
+
+const Registry<Loss>& loss_registry() {
+  using LossRegistry = Registry<Loss>;
+  static const LossRegistry registry("loss", {
+                                                 {"FocalLoss", LossRegistry::entry<FocalLoss>()},
+                                                 {"GIoULoss", LossRegistry::entry<GIoULoss>()},
+                                                 {"L1Loss", LossRegistry::entry<L1Loss>()},
+                                             });
+  return registry;
+}
+
+}  // namespace olv2

@@ -1,0 +1,17 @@
+#include "olv2/losses/prediction_kind.h"
+
+namespace olv2 {
+
+const char* describe(PredictionKind kind) {
+  switch (kind) {
+    case PredictionKind::kClassScores:
+      return "class scores";
+    case PredictionKind::kBoxes:
+      return "boxes";
+    case PredictionKind::kLanePoints:
+      return "lane points";
+  }
+  return "predictions";
+}
+
+}  // namespace olv2
