@@ -30,8 +30,8 @@
 #include "olv2/engine/distributed/zero_optimizer.h"
 #include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/models/build.h"
+#include "olv2/solver/adam.h"
 #include "olv2/solver/grad_clip.h"
-#include "olv2/solver/optimizer.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 #include "olv2/util/platform.h"
@@ -87,7 +87,7 @@ nlohmann::json time_sync(const std::string& sync_name, const olv2::ConfigNode& c
     group.names.push_back(item.key());
     group.params.push_back(item.value());
   }
-  olv2::AdamOptions adam;
+  const auto adam = std::make_shared<olv2::AdamOptions>();
   olv2::TrainableParams trainable{group.names, group.params};
   std::unique_ptr<olv2::TrainingOptimizer> optimizer;
   olv2::ZeroOptimizer* zero = nullptr;
@@ -100,7 +100,7 @@ nlohmann::json time_sync(const std::string& sync_name, const olv2::ConfigNode& c
     optimizer = std::move(sharded);
   } else {
     optimizer = std::make_unique<olv2::ReplicatedOptimizer>(
-        trainable, olv2::build_optimizer({group}, adam),
+        trainable, adam->build({group}),
         std::make_unique<olv2::AllReduceGradientSync>(collective, group.params, bucket_cap_mb,
                                                       sync_name == "all-reduce overlapped"),
         nullptr, collective.rank());

@@ -1,17 +1,30 @@
 #include "olv2/data/dataset_builder.h"
 
+#include "olv2/data/data_section.h"
 #include "olv2/data/frame_reader.h"
+#include "olv2/data/pipeline_schema.h"
 
 namespace olv2 {
 
-DatasetSpec dataset_spec_from_config(const ConfigNode& root, const std::string& split_key) {
+Schema DatasetSpec::schema() {
+  return Schema::map()
+      .optional("type",
+                Schema::string().choices({"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset"}))
+      .optional("data_root", Schema::string())
+      .optional("meta_root", Schema::string())
+      .required("collection", Schema::string())
+      .optional("pipeline", pipeline_schema())
+      .optional("test_mode", Schema::boolean());
+}
+
+DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& split_key) {
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
   const std::string type = root.at("data").at(split_key).get<std::string>("type", "");
   if (type == "OpenLaneV2SubsetADataset") spec.subset = Subset::kA;
   if (type == "OpenLaneV2SubsetBDataset") spec.subset = Subset::kB;
   spec.pipeline = build_pipeline(root.at("data").at(split_key).at("pipeline"));
-  spec.skip_bad_frames = root.at("data").get<bool>("skip_bad_frames", false);
+  spec.skip_bad_frames = DataSection::from_config(root.at("data")).skip_bad_frames;
   return spec;
 }
 

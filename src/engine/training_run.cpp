@@ -168,18 +168,18 @@ void TrainingRun::build_optimizer(std::unique_ptr<LossScaler> scaler) {
   const DistributedOptions& dist = engine_.dist;
   if (context_.collective == nullptr) {
     optimizer_ = std::make_unique<ReplicatedOptimizer>(
-        std::move(trainable), olv2::build_optimizer(groups_, settings_.solver.adam),
+        std::move(trainable), settings_.solver.optimizer->build(groups_),
         std::make_unique<SingleProcessGradientSync>(), std::move(scaler));
   } else if (settings_.zero_stage >= 1 && collective_.world_size() > 1) {
     auto [params, group_of] = registration_order(*model_, groups_);
     optimizer_ = std::make_unique<ZeroOptimizer>(
         std::move(trainable), std::move(scaler), settings_.zero_stage, collective_,
-        std::move(params), std::move(group_of), groups_, settings_.solver.adam, dist.bucket_cap_mb,
-        dist.overlap_comm);
+        std::move(params), std::move(group_of), groups_, settings_.solver.optimizer,
+        dist.bucket_cap_mb, dist.overlap_comm);
   } else {
     auto [params, group_of] = registration_order(*model_, groups_);
     optimizer_ = std::make_unique<ReplicatedOptimizer>(
-        std::move(trainable), olv2::build_optimizer(groups_, settings_.solver.adam),
+        std::move(trainable), settings_.solver.optimizer->build(groups_),
         std::make_unique<AllReduceGradientSync>(collective_, std::move(params), dist.bucket_cap_mb,
                                                 dist.overlap_comm),
         std::move(scaler), collective_.rank());

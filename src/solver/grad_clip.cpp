@@ -6,7 +6,25 @@
 #include <cmath>
 #include <limits>
 
+#include "olv2/util/error.h"
+
 namespace olv2 {
+
+Schema GradClipOptions::schema() {
+  return Schema::map()
+      .required("max_norm", Schema::number().range(0.0, 1e12))
+      .optional("norm_type", Schema::number());
+}
+
+GradClipOptions GradClipOptions::from_config(const ConfigNode& section) {
+  GradClipOptions o;
+  o.max_norm = section.at("max_norm").as_double();
+  o.norm_type = section.get<double>("norm_type", o.norm_type);
+  if (!(o.norm_type > 0.0)) {
+    throw input_error(section.at("norm_type").where() + ": expected a norm order > 0");
+  }
+  return o;
+}
 
 namespace {
 

@@ -1,56 +1,67 @@
 #include "olv2/solver/optimizer.h"
 
-#include <torch/optim/adam.h>
-#include <torch/optim/adamw.h>
-
+#include "olv2/solver/adam.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
-namespace {
 
-std::unique_ptr<torch::optim::OptimizerOptions> group_options(const AdamOptions& options, double lr,
-                                                              double weight_decay) {
-  const std::tuple<double, double> betas{options.betas[0], options.betas[1]};
-  if (options.decoupled_weight_decay) {
-    return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr)
-                                                            .betas(betas)
-                                                            .eps(options.eps)
-                                                            .weight_decay(weight_decay)
-                                                            .amsgrad(options.amsgrad));
-  }
-  return std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(lr)
-                                                         .betas(betas)
-                                                         .eps(options.eps)
-                                                         .weight_decay(weight_decay)
-                                                         .amsgrad(options.amsgrad));
-}
-
-}  // namespace
-
-std::unique_ptr<torch::optim::Optimizer> build_optimizer(const std::vector<ParamGroup>& groups,
-                                                         const AdamOptions& options) {
+std::unique_ptr<torch::optim::Optimizer> OptimizerOptions::build(
+    const std::vector<ParamGroup>& groups) const {
   if (groups.empty()) {
-    throw runtime_error("optimizer " + options.type + ": the model has no trainable parameters");
+    throw runtime_error("optimizer " + type + ": the model has no trainable parameters");
   }
   std::vector<torch::optim::OptimizerParamGroup> torch_groups;
   torch_groups.reserve(groups.size());
   for (const ParamGroup& group : groups) {
-    torch_groups.emplace_back(group.params, group_options(options, group.lr, group.weight_decay));
+    torch_groups.emplace_back(group.params, group_options(group.lr, group.weight_decay));
   }
-  if (options.decoupled_weight_decay) {
-    auto defaults = torch::optim::AdamWOptions(options.lr)
-                        .betas({options.betas[0], options.betas[1]})
-                        .eps(options.eps)
-                        .weight_decay(options.weight_decay)
-                        .amsgrad(options.amsgrad);
-    return std::make_unique<torch::optim::AdamW>(std::move(torch_groups), defaults);
+  return build_torch(std::move(torch_groups));
+}
+
+Schema OptimizerOptions::common_schema(const std::string& type) {
+  const Schema multipliers =
+      Schema::map().optional("lr_mult", Schema::number()).optional("decay_mult", Schema::number());
+  const Schema paramwise = Schema::map().optional("custom_keys", Schema::map_of(multipliers));
+  return Schema::map()
+      .required("type", Schema::string().choices({type}))
+      .required("lr", Schema::number().range(0.0, 1e3))
+      .optional("weight_decay", Schema::number().range(0.0, 1e3))
+      .optional("paramwise_cfg", paramwise);
+}
+
+void OptimizerOptions::read_common(const ConfigNode& section) {
+  type = section.at("type").as_string();
+  lr = section.at("lr").as_double();
+  weight_decay = section.get<double>("weight_decay", weight_decay);
+  custom_keys.clear();
+  const ConfigNode* paramwise = section.find("paramwise_cfg");
+  if (paramwise == nullptr || paramwise->is_null()) return;
+  const ConfigNode* keys = paramwise->find("custom_keys");
+  if (keys == nullptr || keys->is_null()) return;
+  for (const auto& [key, rule] : keys->entries()) {
+    // mmcv needs a base weight decay to multiply.
+    if (rule.has("decay_mult") && !section.has("weight_decay")) {
+      throw input_error(rule.at("decay_mult").where() +
+                        ": decay_mult needs optimizer.weight_decay to be set "
+                        "(as mmcv requires)");
+    }
+    custom_keys.push_back(
+        {key, rule.get<double>("lr_mult", 1.0), rule.get<double>("decay_mult", 1.0)});
   }
-  auto defaults = torch::optim::AdamOptions(options.lr)
-                      .betas({options.betas[0], options.betas[1]})
-                      .eps(options.eps)
-                      .weight_decay(options.weight_decay)
-                      .amsgrad(options.amsgrad);
-  return std::make_unique<torch::optim::Adam>(std::move(torch_groups), defaults);
+}
+
+const Registry<OptimizerOptions>& optimizer_registry() {
+  using OptimizerRegistry = Registry<OptimizerOptions>;
+  const auto adam = [](const std::string& type) {
+    return OptimizerRegistry::Entry{
+        AdamOptions::schema(type),
+        [](const ConfigNode& section) -> std::shared_ptr<const OptimizerOptions> {
+          return std::make_shared<const AdamOptions>(AdamOptions::from_config(section));
+        }};
+  };
+  static const OptimizerRegistry registry("optimizer",
+                                          {{"Adam", adam("Adam")}, {"AdamW", adam("AdamW")}});
+  return registry;
 }
 
 std::vector<double> group_lrs(const torch::optim::Optimizer& optimizer) {

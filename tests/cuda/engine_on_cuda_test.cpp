@@ -15,7 +15,7 @@
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/models/ops/attention.h"
-#include "olv2/solver/optimizer.h"
+#include "olv2/solver/adam.h"
 #include "olv2/util/peak_memory.h"
 #include "support/cuda_requirement.h"
 
@@ -37,7 +37,7 @@ TEST(LossScalerOnCuda, AnInfGradientSkipsTheStepAndHalvesTheScale) {
   group.lr = 1e-2;
   LossScalerOptions options;
   options.hysteresis = 1;
-  ReplicatedOptimizer optimizer(params, build_optimizer({group}, AdamOptions{}),
+  ReplicatedOptimizer optimizer(params, AdamOptions{}.build({group}),
                                 std::make_unique<SingleProcessGradientSync>(),
                                 std::make_unique<DynamicLossScaler>(options));
   const LossScaler& scaler = *optimizer.loss_scaler();

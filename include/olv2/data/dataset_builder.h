@@ -6,6 +6,7 @@
 #include <string>
 
 #include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/data/dataset.h"
 #include "olv2/data/dataset_location.h"
 #include "olv2/data/pipeline.h"
@@ -20,10 +21,13 @@ struct DatasetSpec {
   std::optional<Subset> subset;  // the `type`'s (OpenLaneV2SubsetADataset or ...BDataset)
   Pipeline pipeline;
   bool skip_bad_frames = false;
-};
 
-// The spec of `data.<split_key>` of a validated config.
-DatasetSpec dataset_spec_from_config(const ConfigNode& root, const std::string& split_key);
+  // One dataset entry (`data.train`, `data.val`, `data.test`): `type`, `data_root`,
+  // `meta_root`, `collection`, `pipeline`, `test_mode`.
+  static Schema schema();
+  // The spec of `data.<split_key>` of a validated config.
+  static DatasetSpec from_config(const ConfigNode& root, const std::string& split_key);
+};
 
 // The dataset of `spec`; augmentation draws from `seed`.
 std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64_t seed);

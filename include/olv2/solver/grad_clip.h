@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "olv2/config/config_node.h"
+#include "olv2/config/schema.h"
 #include "olv2/util/collective.h"
 
 namespace olv2 {
@@ -13,6 +15,10 @@ namespace olv2 {
 struct GradClipOptions {
   double max_norm = 35.0;
   double norm_type = 2.0;  // any p > 0, or infinity
+
+  // `grad_clip: {max_norm, norm_type}`.
+  static Schema schema();
+  static GradClipOptions from_config(const ConfigNode& section);
 };
 
 // Scales the gradients of `params` in place so that their global p-norm is at

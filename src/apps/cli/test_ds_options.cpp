@@ -7,8 +7,8 @@
 
 namespace olv2 {
 
-std::optional<TestOptions> parse_test_options(int argc, const char* const* argv) {
-  TestOptions options;
+std::optional<InferenceOptions> parse_inference_options(int argc, const char* const* argv) {
+  InferenceOptions options;
   CLI::App app{"Score a checkpoint on a split of OpenLane-V2 and write its predictions.",
                "test_ds"};
   app.add_option("config", options.config_path, "YAML config file")->required();

@@ -42,7 +42,7 @@ std::optional<AdamMoments> moments_of(const torch::optim::Optimizer& optimizer,
 }
 
 void set_moments(torch::optim::Optimizer& optimizer, const at::Tensor& param,
-                 const AdamMoments& moments, bool adamw) {
+                 const AdamMoments& moments) {
   const auto fill = [&](auto state) {
     state->step(moments.step);
     state->exp_avg(moments.exp_avg);
@@ -50,7 +50,7 @@ void set_moments(torch::optim::Optimizer& optimizer, const at::Tensor& param,
     if (moments.max_exp_avg_sq.defined()) state->max_exp_avg_sq(moments.max_exp_avg_sq);
     optimizer.state()[compat::optimizer_state_key(param)] = std::move(state);
   };
-  if (adamw) {
+  if (dynamic_cast<const torch::optim::AdamW*>(&optimizer) != nullptr) {
     fill(std::make_unique<torch::optim::AdamWParamState>());
   } else {
     fill(std::make_unique<torch::optim::AdamParamState>());
@@ -62,13 +62,14 @@ void set_moments(torch::optim::Optimizer& optimizer, const at::Tensor& param,
 ZeroOptimizer::ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScaler> scaler,
                              int64_t stage, Collective& collective, std::vector<at::Tensor> params,
                              std::vector<int64_t> group_of, std::vector<ParamGroup> groups,
-                             const AdamOptions& adam, double bucket_cap_mb, bool overlap)
+                             std::shared_ptr<const OptimizerOptions> optimizer,
+                             double bucket_cap_mb, bool overlap)
     : TrainingOptimizer(std::move(trainable), std::move(scaler)),
       stage_(stage),
       collective_(collective),
       registered_(std::move(params)),
       groups_(std::move(groups)),
-      adam_(adam),
+      optimizer_options_(std::move(optimizer)),
       bucket_bytes_(bucket_cap_bytes(bucket_cap_mb)),
       overlap_(overlap) {
   if (stage_ != 1 && stage_ != 2) {
@@ -97,7 +98,15 @@ ZeroOptimizer::ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScal
   for (ParamGroup& group : part_groups) {
     if (group.params.empty()) group.params.push_back(at::zeros({0}, registered_.front().options()));
   }
-  parts_optimizer_ = build_optimizer(part_groups, adam_);
+  parts_optimizer_ = optimizer_options_->build(part_groups);
+  // The state moves between ranks as Adam's moments.
+  if (dynamic_cast<const torch::optim::Adam*>(parts_optimizer_.get()) == nullptr &&
+      dynamic_cast<const torch::optim::AdamW*>(parts_optimizer_.get()) == nullptr) {
+    throw input_error("zero_optimization.stage " + std::to_string(stage_) +
+                      ": ZeRO shards Adam's "
+                      "state; optimizer.type " +
+                      optimizer_options_->type + " is not Adam or AdamW");
+  }
   if (stage_ == 1) {
     all_reduce_ =
         std::make_unique<AllReduceGradientSync>(collective_, registered_, bucket_cap_mb, overlap_);
@@ -192,7 +201,7 @@ void ZeroOptimizer::zero_grad() {
 }
 
 std::unique_ptr<torch::optim::Optimizer> ZeroOptimizer::whole_optimizer() const {
-  std::unique_ptr<torch::optim::Optimizer> whole = build_optimizer(groups_, adam_);
+  std::unique_ptr<torch::optim::Optimizer> whole = optimizer_options_->build(groups_);
   set_group_lrs(*whole, group_lrs(*parts_optimizer_));
   return whole;
 }
@@ -224,9 +233,9 @@ std::optional<PthValue> ZeroOptimizer::state() {
                    ? flat.narrow(0, bucket.offsets[i], param.numel()).view_as(param).clone()
                    : at::Tensor();
       };
-      set_moments(*whole, param,
-                  AdamMoments{part->step, slice(exp_avg), slice(exp_avg_sq), slice(max_exp_avg_sq)},
-                  adam_.decoupled_weight_decay);
+      set_moments(
+          *whole, param,
+          AdamMoments{part->step, slice(exp_avg), slice(exp_avg_sq), slice(max_exp_avg_sq)});
     }
   }
   if (!keep) return std::nullopt;
@@ -273,7 +282,7 @@ void ZeroOptimizer::load_state(const PthValue& state) {
     part.exp_avg = cut(&AdamMoments::exp_avg);
     part.exp_avg_sq = cut(&AdamMoments::exp_avg_sq);
     if (amsgrad) part.max_exp_avg_sq = cut(&AdamMoments::max_exp_avg_sq);
-    set_moments(*parts_optimizer_, parts_[b], part, adam_.decoupled_weight_decay);
+    set_moments(*parts_optimizer_, parts_[b], part);
   }
 }
 

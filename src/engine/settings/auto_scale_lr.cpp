@@ -28,7 +28,7 @@ std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
   std::vector<std::string> lines{
       fmt::format("Training with {} GPU(s) with {} samples per GPU. The total batch size is {}.",
                   world_size, settings.samples_per_gpu, batch_size)};
-  double& lr = settings.solver.adam.lr;
+  const double lr = settings.solver.optimizer->lr;
   if (batch_size == *options.base_batch_size) {
     lines.push_back(
         fmt::format("The batch size match the base batch size: {}, will not scaling the LR ({}).",
@@ -39,7 +39,9 @@ std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
       static_cast<double>(batch_size) / static_cast<double>(*options.base_batch_size);
   const double scaled = factor * lr;
   lines.push_back(fmt::format("LR has been automatically scaled from {} to {}", lr, scaled));
-  lr = scaled;
+  std::shared_ptr<OptimizerOptions> optimizer = settings.solver.optimizer->copy();
+  optimizer->lr = scaled;
+  settings.solver.optimizer = std::move(optimizer);
   // DeepSpeed's schedules set lrs of their own, which scale too.
   if (const auto* deepspeed =
           dynamic_cast<const DeepSpeedScheduleOptions*>(settings.lr_schedule.get())) {

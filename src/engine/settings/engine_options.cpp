@@ -1,5 +1,7 @@
 #include "olv2/engine/settings/engine_options.h"
 
+#include "olv2/data/data_section.h"
+
 namespace olv2 {
 
 namespace {
@@ -14,7 +16,7 @@ std::string optional_path(const ConfigNode& root, const std::string& key) {
 EngineOptions engine_options_from_config(const ConfigNode& root) {
   EngineOptions options;
   options.max_epochs = root.at("runner").at("max_epochs").as_int();
-  options.workers_per_gpu = root.at("data").get<int64_t>("workers_per_gpu", 1);
+  options.workers_per_gpu = DataSection::from_config(root.at("data")).workers_per_gpu;
   options.has_val_split = root.at("data").has("val");
   options.log = LogOptions::from_config(root.find("log_config"), root.find("log_level"));
   options.checkpoint = CheckpointOptions::from_config(root.find("checkpoint_config"));

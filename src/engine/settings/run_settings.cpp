@@ -42,9 +42,9 @@ RunSettings run_settings_from_config(const ConfigNode& config, EngineOptions eng
   settings.model_type = config.at("model").at("type").as_string();
   settings.model = detector_options_from_config(config.at("model"));
   if (engine.evaluation.visualize > 0) settings.picture_bev_range = settings.model->bev_range();
-  settings.train = dataset_spec_from_config(config, "train");
+  settings.train = DatasetSpec::from_config(config, "train");
   if (!options.no_validate && engine.has_val_split) {
-    settings.val = dataset_spec_from_config(config, "val");
+    settings.val = DatasetSpec::from_config(config, "val");
   }
   settings.config_text = to_yaml(config);
   settings.engine = std::move(engine);

@@ -1,6 +1,6 @@
 #include "olv2/engine/settings/train_config.h"
 
-#include "olv2/data/data_schema.h"
+#include "olv2/data/data_section.h"
 #include "olv2/engine/hook_registry.h"
 #include "olv2/engine/precision/fp16_section.h"
 #include "olv2/engine/settings/auto_scale_lr.h"
@@ -8,7 +8,7 @@
 #include "olv2/engine/settings/engine_schema.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/lr_scheduler.h"
-#include "olv2/solver/solver_schema.h"
+#include "olv2/solver/solver_config.h"
 
 namespace olv2 {
 
@@ -33,9 +33,9 @@ Schema train_config_schema() {
       .required("model", model_schema())
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
-      .required("data", data_section_schema())
-      .required("optimizer", optimizer_schema())
-      .optional("optimizer_config", optimizer_config_schema())
+      .required("data", DataSection::schema())
+      .required("optimizer", optimizer_registry().schema())
+      .optional("optimizer_config", SolverOptions::optimizer_config_schema())
       .required("lr_config", lr_schedule_registry().schema())
       .required("runner", runner_schema())
       .optional("evaluation", EvaluationOptions::schema())

@@ -2,7 +2,9 @@
 
 #include <sstream>
 
+#include "olv2/data/data_section.h"
 #include "olv2/engine/precision/make_loss_scaler.h"
+#include "olv2/solver/adam.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -93,19 +95,19 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
   TrainingSettings settings;
   const ConfigNode& optimizer = root.at("optimizer");
   const ConfigNode* optimizer_config = child(root, "optimizer_config");
-  settings.solver = solver_options_from_config(optimizer, optimizer_config);
-  const AdamOptions& adam = settings.solver.adam;
-  record(settings, "optimizer.type", adam.type, yaml_source(&optimizer, "optimizer"));
-  record(settings, "optimizer.lr", text(adam.lr),
+  settings.solver = SolverOptions::from_config(optimizer, optimizer_config);
+  const OptimizerOptions& chosen = *settings.solver.optimizer;
+  record(settings, "optimizer.type", chosen.type, yaml_source(&optimizer, "optimizer"));
+  record(settings, "optimizer.lr", text(chosen.lr),
          yaml_source(child(optimizer, "lr"), "optimizer.lr"));
-  record(settings, "optimizer.weight_decay", text(adam.weight_decay),
+  record(settings, "optimizer.weight_decay", text(chosen.weight_decay),
          yaml_source(child(optimizer, "weight_decay"), "optimizer.weight_decay"));
-  record(settings, "optimizer.betas", text(adam.betas[0]) + ", " + text(adam.betas[1]),
-         yaml_source(child(optimizer, "betas"), "optimizer.betas"));
-  record(settings, "optimizer.eps", text(adam.eps),
-         yaml_source(child(optimizer, "eps"), "optimizer.eps"));
+  for (const auto& [key, value] : chosen.own_settings()) {
+    record(settings, "optimizer." + key, value,
+           yaml_source(child(optimizer, key), "optimizer." + key));
+  }
   record(settings, "optimizer.paramwise_cfg.custom_keys",
-         std::to_string(settings.solver.custom_keys.size()) + " key(s)",
+         std::to_string(chosen.custom_keys.size()) + " key(s)",
          yaml_source(child(optimizer, "paramwise_cfg"), "optimizer.paramwise_cfg"));
   const ConfigNode* clip = optimizer_config ? child(*optimizer_config, "grad_clip") : nullptr;
   record(settings, "grad_clip.max_norm",
@@ -118,8 +120,9 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
          yaml_source(&lr_config, "lr_config"));
 
   const ConfigNode& data = root.at("data");
-  settings.samples_per_gpu = data.at("samples_per_gpu").as_int();
-  settings.accumulation_steps = data.get<int64_t>("gradient_accumulation_steps", 1);
+  const DataSection data_section = DataSection::from_config(data);
+  settings.samples_per_gpu = data_section.samples_per_gpu;
+  settings.accumulation_steps = data_section.gradient_accumulation_steps;
   record(settings, "samples_per_gpu", std::to_string(settings.samples_per_gpu),
          yaml_source(child(data, "samples_per_gpu"), "data.samples_per_gpu"));
   record(
@@ -147,7 +150,19 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
   const std::string from = json.file + " ";
   if (json.optimizer) {
     const DeepSpeedOptimizer& optimizer = *json.optimizer;
-    AdamOptions& adam = settings.solver.adam;
+    // DeepSpeed's Adam family replaces the config's optimizer; what its params leave out keeps
+    // the config's values (paramwise_cfg always, having no DeepSpeed counterpart).
+    auto replaced = std::make_shared<AdamOptions>();
+    if (const auto* config_adam =
+            dynamic_cast<const AdamOptions*>(settings.solver.optimizer.get())) {
+      *replaced = *config_adam;
+    } else {
+      replaced->lr = settings.solver.optimizer->lr;
+      replaced->weight_decay = settings.solver.optimizer->weight_decay;
+      replaced->custom_keys = settings.solver.optimizer->custom_keys;
+    }
+    AdamOptions& adam = *replaced;
+    settings.solver.optimizer = replaced;
     adam.type = optimizer.type;
     adam.decoupled_weight_decay = optimizer.decoupled_weight_decay();
     record(settings, "optimizer.type",

@@ -11,7 +11,7 @@
 #include "olv2/engine/hooks/lr_schedule_hook.h"
 #include "olv2/engine/hooks/optimizer_hook.h"
 #include "olv2/engine/optimizer/replicated_optimizer.h"
-#include "olv2/solver/optimizer.h"
+#include "olv2/solver/adam.h"
 #include "olv2/solver/param_groups.h"
 
 namespace olv2 {
@@ -85,7 +85,7 @@ struct Fixture {
     group.params = {model->weight};
     group.lr = 0.1;
     optimizer = std::make_unique<ReplicatedOptimizer>(
-        TrainableParams{{"weight"}, {model->weight}}, build_optimizer({group}, AdamOptions{}),
+        TrainableParams{{"weight"}, {model->weight}}, AdamOptions{}.build({group}),
         std::make_unique<SingleProcessGradientSync>(), nullptr);
     context.model = model.get();
     context.optimizer = optimizer.get();

@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "olv2/config/config_loader.h"
+#include "olv2/solver/adam.h"
 #include "olv2/solver/grad_clip.h"
 #include "olv2/solver/lr_scheduler.h"
 #include "olv2/solver/mmcv_cosine_annealing.h"
-#include "olv2/solver/optimizer.h"
 #include "olv2/solver/param_groups.h"
 #include "olv2/solver/solver_config.h"
 #include "olv2/util/error.h"
@@ -65,7 +65,7 @@ TEST(ParamGroups, MultipliersApplyAndFrozenParametersAreLeftOut) {
 
   AdamOptions adam;
   adam.lr = rules.base_lr;
-  auto optimizer = build_optimizer(groups, adam);
+  auto optimizer = adam.build(groups);
   EXPECT_EQ(group_lrs(*optimizer), (std::vector<double>{2e-4 * 0.1, 2e-4}));
   set_group_lrs(*optimizer, {1.0, 2.0});
   EXPECT_EQ(group_lrs(*optimizer), (std::vector<double>{1.0, 2.0}));
@@ -95,7 +95,7 @@ TEST(Optimizer, AdamWStepFollowsTheDecoupledUpdate) {
   group.lr = 0.1;
   group.weight_decay = 0.5;
   AdamOptions adam;
-  auto optimizer = build_optimizer({group}, adam);
+  auto optimizer = adam.build({group});
   w.mutable_grad() = torch::tensor({0.5, 0.25}, torch::kDouble);
   optimizer->step();
   // Step 1: θ·(1 − lr·wd) − lr · m̂ / (√v̂ + eps) with m̂ = g, √v̂ = |g|.
@@ -143,17 +143,48 @@ lr_config:
 )",
                                      "cfg.yaml");
   const SolverOptions options =
-      solver_options_from_config(root.at("optimizer"), root.find("optimizer_config"));
-  EXPECT_EQ(options.adam.lr, 2e-4);
-  EXPECT_EQ(options.adam.betas[0], 0.8);
-  ASSERT_EQ(options.custom_keys.size(), 1u);
-  EXPECT_EQ(options.custom_keys[0].lr_mult, 0.1);
+      SolverOptions::from_config(root.at("optimizer"), root.find("optimizer_config"));
+  const auto& adam = dynamic_cast<const AdamOptions&>(*options.optimizer);
+  EXPECT_EQ(adam.lr, 2e-4);
+  EXPECT_EQ(adam.betas[0], 0.8);
+  EXPECT_TRUE(adam.decoupled_weight_decay);
+  ASSERT_EQ(adam.custom_keys.size(), 1u);
+  EXPECT_EQ(adam.custom_keys[0].lr_mult, 0.1);
   ASSERT_TRUE(options.grad_clip.has_value());
   EXPECT_EQ(options.grad_clip->max_norm, 35.0);
   const CosineAnnealingOptions cosine = CosineAnnealingOptions::from_config(root.at("lr_config"));
   EXPECT_EQ(cosine.warmup, "linear");
   EXPECT_EQ(cosine.warmup_iters, 500);
   EXPECT_EQ(*cosine.min_lr_ratio, 1e-3);
+}
+
+// `optimizer.type` chooses a registered optimizer, each with torch's defaults: Adam adds the
+// weight decay to the gradient (none by default), AdamW decays the weights.
+TEST(SolverConfig, TheOptimizerTypeChoosesARegisteredOptimizer) {
+  const ConfigNode root = parse_yaml(
+      "adam: {type: Adam, lr: 0.1}\n"
+      "sgd: {type: SGD, lr: 0.1}\n",
+      "opt.yaml");
+  const auto options = optimizer_registry().read(root.at("adam"));
+  const auto& adam = dynamic_cast<const AdamOptions&>(*options);
+  EXPECT_FALSE(adam.decoupled_weight_decay);
+  EXPECT_EQ(adam.weight_decay, 0.0);
+  torch::Tensor w = torch::tensor({1.0}, torch::kDouble).set_requires_grad(true);
+  ParamGroup group;
+  group.params = {w};
+  group.lr = 0.1;
+  auto optimizer = options->build({group});
+  EXPECT_NE(dynamic_cast<torch::optim::Adam*>(optimizer.get()), nullptr);
+  try {
+    optimizer_registry().read(root.at("sgd"));
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("opt.yaml:2:"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what())
+                  .find("unknown optimizer type `SGD` (expected one of: Adam, AdamW)"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(SolverConfig, TheLrPolicyChoosesARegisteredSchedule) {
@@ -179,7 +210,7 @@ TEST(SolverConfig, RejectsWhatMmcvRejects) {
   const ConfigNode no_wd = parse_yaml(
       "optimizer: {type: AdamW, lr: 1.0, paramwise_cfg: {custom_keys: {a: {decay_mult: 0.5}}}}",
       "a.yaml");
-  EXPECT_THROW(solver_options_from_config(no_wd.at("optimizer"), nullptr), Error);
+  EXPECT_THROW(SolverOptions::from_config(no_wd.at("optimizer"), nullptr), Error);
   const ConfigNode both =
       parse_yaml("lr_config: {policy: CosineAnnealing, min_lr: 0.0, min_lr_ratio: 0.1}", "b.yaml");
   try {

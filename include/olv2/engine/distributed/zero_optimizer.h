@@ -44,7 +44,8 @@ class ZeroOptimizer : public TrainingOptimizer {
   ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScaler> scaler, int64_t stage,
                 Collective& collective, std::vector<at::Tensor> params,
                 std::vector<int64_t> group_of, std::vector<ParamGroup> groups,
-                const AdamOptions& adam, double bucket_cap_mb, bool overlap);
+                std::shared_ptr<const OptimizerOptions> optimizer, double bucket_cap_mb,
+                bool overlap);
   ~ZeroOptimizer() override;
 
   // Drops the gradients of the parameters and of the parts.
@@ -76,7 +77,7 @@ class ZeroOptimizer : public TrainingOptimizer {
   Collective& collective_;
   std::vector<at::Tensor> registered_;  // the parameters in registration order
   std::vector<ParamGroup> groups_;
-  AdamOptions adam_;
+  std::shared_ptr<const OptimizerOptions> optimizer_options_;
   int64_t bucket_bytes_;
   bool overlap_;
   std::vector<GradientBucket> buckets_;

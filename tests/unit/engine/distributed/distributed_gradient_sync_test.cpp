@@ -9,7 +9,7 @@
 #include "olv2/engine/distributed/all_reduce_gradient_sync.h"
 #include "olv2/engine/distributed/zero_optimizer.h"
 #include "olv2/engine/optimizer/replicated_optimizer.h"
-#include "olv2/solver/optimizer.h"
+#include "olv2/solver/adam.h"
 #include "support/forked_ranks.h"
 
 namespace olv2 {
@@ -157,13 +157,13 @@ struct Trained {
     if (zero_stage == 0) {
       // Every rank gives its (replicated) state, which the comparisons read on every rank.
       optimizer = std::make_unique<ReplicatedOptimizer>(
-          trainable, build_optimizer({slow, rest}, AdamOptions{}),
+          trainable, AdamOptions{}.build({slow, rest}),
           std::make_unique<AllReduceGradientSync>(collective, params, cap_mb, true), nullptr,
           /*rank=*/0);
     } else {
       auto sharded = std::make_unique<ZeroOptimizer>(
           trainable, nullptr, zero_stage, collective, params, group_of,
-          std::vector<ParamGroup>{slow, rest}, AdamOptions{}, cap_mb, true);
+          std::vector<ParamGroup>{slow, rest}, std::make_shared<AdamOptions>(), cap_mb, true);
       zero = sharded.get();
       optimizer = std::move(sharded);
     }

@@ -12,8 +12,8 @@
 #include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/train_context.h"
+#include "olv2/solver/adam.h"
 #include "olv2/solver/deepspeed_schedules.h"
-#include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -27,9 +27,9 @@ struct LinearStep {
     ParamGroup group;
     group.params = params.tensors;
     group.lr = 1e-2;
-    optimizer = std::make_unique<ReplicatedOptimizer>(
-        params, build_optimizer({group}, AdamOptions{}),
-        std::make_unique<SingleProcessGradientSync>(), std::move(scaler));
+    optimizer = std::make_unique<ReplicatedOptimizer>(params, AdamOptions{}.build({group}),
+                                                      std::make_unique<SingleProcessGradientSync>(),
+                                                      std::move(scaler));
   }
 
   void backward(bool inject_inf_in_bias) {

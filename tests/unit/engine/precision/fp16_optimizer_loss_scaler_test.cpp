@@ -12,8 +12,8 @@
 #include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/dynamic_loss_scaler.h"
 #include "olv2/engine/precision/make_loss_scaler.h"
+#include "olv2/solver/adam.h"
 #include "olv2/solver/deepspeed_schedules.h"
-#include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
 #include "support/loss_scaler_table.h"
 #include "support/test_paths.h"
@@ -157,8 +157,7 @@ TEST(Fp16OptimizerLossScaler, HalvesAtTheFirstOverflowOfAnOptimizerStep) {
   group.params = params.tensors;
   group.lr = 1e-2;
   ReplicatedOptimizer optimizer(
-      params, build_optimizer({group}, AdamOptions{}),
-      std::make_unique<SingleProcessGradientSync>(),
+      params, AdamOptions{}.build({group}), std::make_unique<SingleProcessGradientSync>(),
       make_loss_scaler(LossScalerKind::kFp16Optimizer, LossScalerOptions{}));
   const LossScaler* scaler = optimizer.loss_scaler();
 

@@ -36,10 +36,10 @@ std::string source_of(const TrainingSettings& settings, const std::string& setti
 
 TEST(AutoScaleLr, ScalesTheLrByWorldBatchOverBaseBatch) {
   TrainingSettings settings = baseline_settings();
-  ASSERT_DOUBLE_EQ(settings.solver.adam.lr, 1e-4);
+  ASSERT_DOUBLE_EQ(settings.solver.optimizer->lr, 1e-4);
   const std::vector<std::string> lines = apply_auto_scale_lr(settings, enabled(16), 2);
   // 2 ranks x 2 samples = 4 of the recipe's 16.
-  EXPECT_DOUBLE_EQ(settings.solver.adam.lr, 1e-4 * 4 / 16);
+  EXPECT_DOUBLE_EQ(settings.solver.optimizer->lr, 1e-4 * 4 / 16);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "Training with 2 GPU(s) with 2 samples per GPU. The total batch size is 4.");
   EXPECT_EQ(lines[1], "LR has been automatically scaled from 0.0001 to 2.5e-05");
@@ -73,7 +73,7 @@ TEST(AutoScaleLr, DeepSpeedScheduleLrsScaleToo) {
   const auto& scaled = dynamic_cast<const DeepSpeedScheduleOptions&>(*settings.lr_schedule);
   EXPECT_DOUBLE_EQ(scaled.warmup_min_lr, 4e-5);
   EXPECT_DOUBLE_EQ(scaled.warmup_max_lr, 8e-4);
-  EXPECT_DOUBLE_EQ(settings.solver.adam.lr, 4e-4);
+  EXPECT_DOUBLE_EQ(settings.solver.optimizer->lr, 4e-4);
 }
 
 TEST(AutoScaleLr, DisabledOrTheBaseBatchChangesNothing) {
@@ -87,7 +87,7 @@ TEST(AutoScaleLr, DisabledOrTheBaseBatchChangesNothing) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[1],
             "The batch size match the base batch size: 16, will not scaling the LR (0.0001).");
-  EXPECT_DOUBLE_EQ(settings.solver.adam.lr, 1e-4);
+  EXPECT_DOUBLE_EQ(settings.solver.optimizer->lr, 1e-4);
 }
 
 }  // namespace

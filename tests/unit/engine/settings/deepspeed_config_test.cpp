@@ -196,10 +196,10 @@ TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
   EXPECT_FALSE(yaml.precision.fp16);
   const TrainingSettings resolved = apply_deepspeed_config(
       yaml, read_deepspeed_config(test::source_dir() / "configs/ds/original.json"), 1);
-  EXPECT_EQ(resolved.solver.adam.lr, 1e-4);
-  EXPECT_EQ(resolved.solver.adam.weight_decay, 1e-2);
-  ASSERT_EQ(resolved.solver.custom_keys.size(), 1u);  // lr_mult survives
-  EXPECT_EQ(resolved.solver.custom_keys[0].lr_mult, 0.1);
+  EXPECT_EQ(resolved.solver.optimizer->lr, 1e-4);
+  EXPECT_EQ(resolved.solver.optimizer->weight_decay, 1e-2);
+  ASSERT_EQ(resolved.solver.optimizer->custom_keys.size(), 1u);  // lr_mult survives
+  EXPECT_EQ(resolved.solver.optimizer->custom_keys[0].lr_mult, 0.1);
   ASSERT_TRUE(resolved.solver.grad_clip.has_value());  // clipping at 35 survives
   EXPECT_EQ(resolved.solver.grad_clip->max_norm, 35.0);
   const auto* schedule = dynamic_cast<const DeepSpeedScheduleOptions*>(resolved.lr_schedule.get());

@@ -1,7 +1,7 @@
 #pragma once
 // The `test_ds` command: predicting a split with a checkpoint, then submission, results, pictures
 // and metrics.
-#include "olv2/engine/settings/test_options.h"
+#include "olv2/engine/settings/inference_options.h"
 
 namespace olv2 {
 
@@ -17,6 +17,6 @@ namespace olv2 {
 // `<work_dir>/eval_<timestamp>.json` (the annotation is read before predicting, so an
 // unannotated split stops at once, naming a frame). Asking for none of these is a bad
 // invocation.
-int run_test_command(const TestOptions& options);
+int run_inference_command(const InferenceOptions& options);
 
 }  // namespace olv2

@@ -1,4 +1,4 @@
-#include "olv2/engine/test_command.h"
+#include "olv2/engine/inference_command.h"
 
 #include <filesystem>
 
@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-ConfigNode resolve_test_config(const TestOptions& options) {
+ConfigNode resolve_inference_config(const InferenceOptions& options) {
   ConfigNode config = load_config_file(options.config_path);
   apply_config_overrides(config, options.cfg_options);
   config.assign_paths();
@@ -42,7 +42,8 @@ ConfigNode resolve_test_config(const TestOptions& options) {
 }
 
 // The config's `submission` section with the command line's members in place of its own.
-SubmissionMetadata submission_metadata(const EngineOptions& engine, const TestOptions& options) {
+SubmissionMetadata submission_metadata(const EngineOptions& engine,
+                                       const InferenceOptions& options) {
   SubmissionMetadata metadata = engine.evaluation.submission;
   const SubmissionMetadata& flags = options.submission;
   if (!flags.method.empty()) metadata.method = flags.method;
@@ -74,7 +75,7 @@ std::shared_ptr<DetectorImpl> model_from_checkpoint(const DetectorOptions& model
   return model;
 }
 
-void write_metrics_file(const TestOptions& options, const EvaluationMetrics& metrics) {
+void write_metrics_file(const InferenceOptions& options, const EvaluationMetrics& metrics) {
   const fs::path metrics_file = fs::path(options.work_dir) / ("eval_" + log_timestamp() + ".json");
   std::error_code error;
   fs::create_directories(options.work_dir, error);
@@ -90,15 +91,15 @@ void write_metrics_file(const TestOptions& options, const EvaluationMetrics& met
   spdlog::info("metrics {}", metrics_file.string());
 }
 
-struct TestPlan {
+struct InferencePlan {
   ConfigNode config;
   EngineOptions engine;
   SubmissionMetadata metadata;
   std::vector<std::string> submission_problems;  // of `metadata`, with --out
 };
 
-void test(const TestPlan& plan, const TestOptions& options, const c10::Device& device,
-          Collective& collective) {
+void predict_split(const InferencePlan& plan, const InferenceOptions& options,
+                   const c10::Device& device, Collective& collective) {
   const bool main_rank = collective.rank() == 0;
   setup_logging(fs::path(), main_rank);
   spdlog::info("{}", environment_report(options.config_path, device,
@@ -111,7 +112,7 @@ void test(const TestPlan& plan, const TestOptions& options, const c10::Device& d
   const std::shared_ptr<DetectorImpl> model =
       model_from_checkpoint(*model_options, options.checkpoint, device);
   const std::unique_ptr<OpenLaneV2Dataset> dataset =
-      build_dataset(dataset_spec_from_config(plan.config, options.split), /*seed=*/0);
+      build_dataset(DatasetSpec::from_config(plan.config, options.split), /*seed=*/0);
   // Before predicting: an unannotated split stops here, naming a frame.
   std::vector<FrameGroundTruth> ground_truth;
   if (options.eval && main_rank) {
@@ -169,7 +170,7 @@ bool is_pickle_name(const std::string& path) {
 
 }  // namespace
 
-int run_test_command(const TestOptions& options) {
+int run_inference_command(const InferenceOptions& options) {
   if (!options.eval && options.out.empty() && options.results_json.empty() &&
       options.show_dir.empty()) {
     throw input_error(
@@ -180,8 +181,8 @@ int run_test_command(const TestOptions& options) {
   if (!options.out.empty() && !is_pickle_name(options.out)) {
     throw input_error("test_ds --out " + options.out + ": expected a .pkl or .pickle file");
   }
-  TestPlan plan;
-  plan.config = resolve_test_config(options);
+  InferencePlan plan;
+  plan.config = resolve_inference_config(options);
   plan.engine = engine_options_from_config(plan.config);
   plan.metadata = submission_metadata(plan.engine, options);
   if (!options.out.empty()) {
@@ -198,7 +199,7 @@ int run_test_command(const TestOptions& options) {
   const LaunchedProcess process =
       start_launched_process(options.launcher, options.local_rank, options.threads, plan.engine);
   run_on_rank(*process.collective,
-              [&] { test(plan, options, process.device, *process.collective); });
+              [&] { predict_split(plan, options, process.device, *process.collective); });
   install_process_collective(nullptr);
   return 0;
 }

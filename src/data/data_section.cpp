@@ -1,21 +1,10 @@
-#include "olv2/data/data_schema.h"
+#include "olv2/data/data_section.h"
 
-#include "olv2/data/pipeline_schema.h"
+#include "olv2/data/dataset_builder.h"
 
 namespace olv2 {
 
-Schema dataset_schema() {
-  return Schema::map()
-      .optional("type",
-                Schema::string().choices({"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset"}))
-      .optional("data_root", Schema::string())
-      .optional("meta_root", Schema::string())
-      .required("collection", Schema::string())
-      .optional("pipeline", pipeline_schema())
-      .optional("test_mode", Schema::boolean());
-}
-
-Schema data_section_schema() {
+Schema DataSection::schema() {
   // The samplers are Python bookkeeping: our loader always shards as mmdet's
   // distributed samplers do, so the keys are accepted and logged as ignored.
   const Schema sampler = Schema::map().optional(
@@ -25,11 +14,21 @@ Schema data_section_schema() {
       .optional("workers_per_gpu", Schema::integer().range(0, 1024))
       .optional("gradient_accumulation_steps", Schema::integer().range(1, 1 << 20))
       .optional("skip_bad_frames", Schema::boolean())
-      .required("train", dataset_schema())
-      .optional("val", dataset_schema())
-      .optional("test", dataset_schema())
+      .required("train", DatasetSpec::schema())
+      .optional("val", DatasetSpec::schema())
+      .optional("test", DatasetSpec::schema())
       .optional("shuffler_sampler", sampler)
       .optional("nonshuffler_sampler", sampler);
+}
+
+DataSection DataSection::from_config(const ConfigNode& data) {
+  DataSection o;
+  o.samples_per_gpu = data.at("samples_per_gpu").as_int();
+  o.workers_per_gpu = data.get<int64_t>("workers_per_gpu", o.workers_per_gpu);
+  o.gradient_accumulation_steps =
+      data.get<int64_t>("gradient_accumulation_steps", o.gradient_accumulation_steps);
+  o.skip_bad_frames = data.get<bool>("skip_bad_frames", o.skip_bad_frames);
+  return o;
 }
 
 }  // namespace olv2

@@ -10,7 +10,7 @@
 namespace olv2 {
 
 // The `test_ds` command line (parsed in src/apps): mmdet's tools/test.py for this project.
-struct TestOptions {
+struct InferenceOptions {
   std::string config_path;
   std::string checkpoint;     // ours, the original trainer's mmcv checkpoint, or a state dict
   std::string split = "val";  // the `data` section predicted: val or test
