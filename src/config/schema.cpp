@@ -174,18 +174,30 @@ std::vector<std::string> Schema::field_names() const {
 }
 
 std::vector<std::string> Schema::problems(const ConfigNode& node) const {
+  std::vector<Problem> found;
+  check(node, found);
   std::vector<std::string> out;
-  check(node, out);
+  for (Problem& problem : found) out.push_back(std::move(problem.text));
+  return out;
+}
+
+Schema::ProblemsByKind Schema::problems_by_kind(const ConfigNode& node) const {
+  std::vector<Problem> found;
+  check(node, found);
+  ProblemsByKind out;
+  for (Problem& problem : found) {
+    (problem.unknown_key ? out.unknown_keys : out.others).push_back(std::move(problem.text));
+  }
   return out;
 }
 
 bool Schema::matches(const ConfigNode& node) const {
-  std::vector<std::string> out;
+  std::vector<Problem> out;
   check(node, out);
   return out.empty();
 }
 
-void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const {
+void Schema::check(const ConfigNode& node, std::vector<Problem>& out) const {
   if (node.is_null() && (nullable_ || type_ == Type::kAny) && alternatives_.empty()) return;
   if (!alternatives_.empty()) {
     for (const auto& alternative : alternatives_) {
@@ -205,7 +217,7 @@ void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const 
     for (const auto& alternative : alternatives_) {
       expected += (expected.empty() ? "" : " or ") + std::string(type_name(alternative->type_));
     }
-    out.push_back(node.where() + ": expected " + expected + ", got " + describe(node));
+    out.push_back({node.where() + ": expected " + expected + ", got " + describe(node)});
     return;
   }
   bool type_ok = true;
@@ -232,7 +244,7 @@ void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const 
       break;
   }
   if (!type_ok) {
-    out.push_back(node.where() + ": expected " + type_name(type_) + ", got " + describe(node));
+    out.push_back({node.where() + ": expected " + type_name(type_) + ", got " + describe(node)});
     return;
   }
   if (!choices_.empty() &&
@@ -242,13 +254,13 @@ void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const 
     std::string message = node.where() + ": `" + node.text() + "` is not one of: " + allowed;
     const std::string suggestion = closest_match(node.text(), choices_);
     if (!suggestion.empty()) message += " (did you mean `" + suggestion + "`?)";
-    out.push_back(message);
+    out.push_back({message});
   }
   if (has_range_ && (node.as_double() < low_ || node.as_double() > high_)) {
     std::ostringstream message;
     message << node.where() << ": " << node.text() << " is outside [" << low_ << ", " << high_
             << "]";
-    out.push_back(message.str());
+    out.push_back({message.str()});
   }
   if (type_ == Type::kSequence && item_) {
     for (const ConfigNode& element : node.elements()) item_->check(element, out);
@@ -256,11 +268,11 @@ void Schema::check(const ConfigNode& node, std::vector<std::string>& out) const 
   if (type_ == Type::kMap) check_map(node, out);
 }
 
-void Schema::check_map(const ConfigNode& node, std::vector<std::string>& out) const {
+void Schema::check_map(const ConfigNode& node, std::vector<Problem>& out) const {
   if (!tag_.empty()) {
     const ConfigNode* tag = node.find(tag_);
     if (tag == nullptr || !tag->is_scalar()) {
-      out.push_back(node.where() + ": missing `" + child_path(node, tag_) + "` naming the kind");
+      out.push_back({node.where() + ": missing `" + child_path(node, tag_) + "` naming the kind"});
       return;
     }
     auto variant = variants_.find(tag->text());
@@ -276,7 +288,7 @@ void Schema::check_map(const ConfigNode& node, std::vector<std::string>& out) co
         for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
         message += "; the " + family_ + " types: " + known;
       }
-      out.push_back(message);
+      out.push_back({message});
       return;
     }
     variant->second->check(node, out);
@@ -296,14 +308,15 @@ void Schema::check_map(const ConfigNode& node, std::vector<std::string>& out) co
           value.key_location().to_string() + ": unknown key `" + child_path(node, key) + "`";
       const std::string suggestion = closest_match(key, names);
       if (!suggestion.empty()) message += " (did you mean `" + child_path(node, suggestion) + "`?)";
-      out.push_back(message);
+      out.push_back({message, /*unknown_key=*/true});
       continue;
     }
     schema->check(value, out);
   }
   for (const Field& field : fields_) {
     if (field.required && !node.has(field.key)) {
-      out.push_back(node.where() + ": missing required key `" + child_path(node, field.key) + "`");
+      out.push_back(
+          {node.where() + ": missing required key `" + child_path(node, field.key) + "`"});
     }
   }
 }

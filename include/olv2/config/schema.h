@@ -51,6 +51,12 @@ class Schema {
 
   // Every problem of `node` against this schema, each "file:line:col: key `path`: message".
   std::vector<std::string> problems(const ConfigNode& node) const;
+  // The same, keys this schema does not know apart from the rest, each in order.
+  struct ProblemsByKind {
+    std::vector<std::string> unknown_keys;
+    std::vector<std::string> others;
+  };
+  ProblemsByKind problems_by_kind(const ConfigNode& node) const;
 
  private:
   struct Field {
@@ -58,8 +64,12 @@ class Schema {
     std::shared_ptr<Schema> schema;
     bool required = false;
   };
-  void check(const ConfigNode& node, std::vector<std::string>& out) const;
-  void check_map(const ConfigNode& node, std::vector<std::string>& out) const;
+  struct Problem {
+    std::string text;
+    bool unknown_key = false;
+  };
+  void check(const ConfigNode& node, std::vector<Problem>& out) const;
+  void check_map(const ConfigNode& node, std::vector<Problem>& out) const;
   bool matches(const ConfigNode& node) const;
 
   Type type_ = Type::kAny;

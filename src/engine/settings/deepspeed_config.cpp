@@ -138,10 +138,9 @@ class Checker {
 
   // Problems a schema found in a section read with config_from_json: its unknown keys first,
   // as this checker's own.
-  void schema_problems(const std::vector<std::string>& problems) {
-    for (const std::string& text : problems) {
-      (text.find(": unknown key `") != std::string::npos ? unknown_ : others_).push_back(text);
-    }
+  void schema_problems(const Schema::ProblemsByKind& problems) {
+    unknown_.insert(unknown_.end(), problems.unknown_keys.begin(), problems.unknown_keys.end());
+    others_.insert(others_.end(), problems.others.begin(), problems.others.end());
   }
 
   void problem(const std::string& path, const std::string& message) {
@@ -242,8 +241,8 @@ DeepSpeedScheduleOptions parse_scheduler(const Json& section, Checker& check) {
 std::optional<Fp16Section> parse_fp16(const Json& section, const std::string& file,
                                       Checker& check) {
   const ConfigNode node = config_from_json(section, SourceLocation{file, 0, 0}, "fp16");
-  const std::vector<std::string> problems = Fp16Section::schema().problems(node);
-  if (!problems.empty()) {
+  const Schema::ProblemsByKind problems = Fp16Section::schema().problems_by_kind(node);
+  if (!problems.unknown_keys.empty() || !problems.others.empty()) {
     check.schema_problems(problems);
     return std::nullopt;
   }

@@ -38,6 +38,17 @@ TEST(Schema, UnknownKeyNamesLocationPathAndClosestKey) {
   EXPECT_NE(problems.find("did you mean `optimizer.betas`"), std::string::npos) << problems;
 }
 
+// Unknown keys are told apart from the other problems by the schema itself, each kind in order.
+TEST(Schema, SortsUnknownKeysFromOtherProblems) {
+  const Schema::ProblemsByKind problems = optimizer_like().problems_by_kind(
+      parse_yaml("type: AdamW\nlr: fast\nbetass: [1]\nzz: 1\n", "c.yaml"));
+  ASSERT_EQ(problems.unknown_keys.size(), 2u);
+  EXPECT_NE(problems.unknown_keys[0].find("unknown key `betass`"), std::string::npos);
+  EXPECT_NE(problems.unknown_keys[1].find("unknown key `zz`"), std::string::npos);
+  ASSERT_EQ(problems.others.size(), 1u);
+  EXPECT_NE(problems.others[0].find("key `lr`: expected a number"), std::string::npos);
+}
+
 TEST(Schema, NoSuggestionWhenNothingIsClose) {
   const std::string problems = all_problems("type: AdamW\nlr: 1\nzzzzzzzz: 1\n", optimizer_like());
   EXPECT_NE(problems.find("unknown key `zzzzzzzz`"), std::string::npos);
