@@ -25,9 +25,12 @@ seconds=${OLV2_FUZZ_SECONDS:-30}
 build=build-sanitize
 suppressions=$PWD/cmake/sanitizers
 
+# Clang with libFuzzer, on top of what the tests need (the unit tests below run the same Python
+# oracles as scripts/test.sh, and the build uses Debian's LibTorch).
+bash scripts/install_test_deps.sh clang-14 libfuzzer-14-dev
 compiler=$(command -v clang++ || command -v clang++-14 || true)
 if [ -z "$compiler" ]; then
-  echo "check_sanitizers: clang++ not found (apt-get install clang-14 libfuzzer-14-dev)" >&2
+  echo "check_sanitizers: clang++ not found after scripts/install_test_deps.sh" >&2
   exit 2
 fi
 # Debian's LibTorch: the suppressions name what its libraries (not instrumented) report.

@@ -13,7 +13,7 @@
 #
 # Not checked here: linking, and so the Windows executables themselves. LibTorch for Windows is
 # built with MSVC: its import libraries and C++ ABI are MSVC's, which MinGW cannot link against.
-# Building on Windows needs MSVC (README.md, "Windows (CPU)").
+# Building on Windows needs MSVC (docs/development.md, "Windows (CPU)").
 #
 # Cost: LibTorch's headers are most of it (<torch/torch.h> alone is 10 s of Clang, 14 s of
 # g++), so a file that includes one of the heavy LibTorch headers, directly or through the
@@ -52,7 +52,7 @@ find_clang() { command -v clang++-14 || command -v clang++ || true; }
 have_tools() { command -v "$mingw" >/dev/null && command -v protoc >/dev/null && [ -n "$(find_clang)" ]; }
 if ! have_tools; then
   echo "check_windows_build: installing MinGW-w64, Clang and protoc (scripts/install_deps.sh)"
-  bash scripts/install_deps.sh
+  bash scripts/install_deps.sh g++-mingw-w64-x86-64-posix clang-14
 fi
 if ! have_tools; then
   echo "check_windows_build: $mingw, clang++ or protoc still missing after scripts/install_deps.sh" >&2

@@ -56,7 +56,9 @@ if [ "$codename" != bookworm ] || [ "$(dpkg --print-architecture)" != amd64 ]; t
 fi
 
 # --- packages -------------------------------------------------------------------------------
-bash scripts/install_deps.sh patchelf dpkg-dev libjpeg62-turbo-dev libpng-dev zlib1g-dev
+# libgmock-dev: the bundle carries GoogleMock beside GoogleTest (scripts/install_test_deps.sh
+# installs it for the tests; the main job's install_deps.sh does not).
+bash scripts/install_deps.sh patchelf dpkg-dev libjpeg62-turbo-dev libpng-dev zlib1g-dev libgmock-dev
 
 # --- OpenCV ---------------------------------------------------------------------------------
 opencv_version=$(dpkg-query -W -f='${source:Version}' libopencv-dev)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds (Release) and runs every test: the project's one test command.
+# Installs the dependencies (scripts/install_test_deps.sh, which runs scripts/install_deps.sh),
+# builds (Release) and runs every test: the project's one test command.
 #
 #   scripts/test.sh           against the default LibTorch (PyTorch 2.11's, with CUDA; the build
 #                             GPU users make, run here on the CPU), in build/
@@ -12,7 +13,7 @@ case $libtorch in
   debian) build=build-debian ;;
   *) echo "$0: unknown LibTorch \`$libtorch\`; expected venv or debian" >&2; exit 2 ;;
 esac
-bash scripts/install_deps.sh
+bash scripts/install_test_deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOLV2_SOURCE_REGEX= \
   -DOLV2_LIBTORCH="$libtorch"
 cmake --build "$build" -j2

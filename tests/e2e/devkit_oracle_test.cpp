@@ -1,5 +1,5 @@
 // Our `evaluate` against the official OpenLane-V2 devkit (releases 1.1.0 and 1.0.0, installed by
-// scripts/install_deps.sh into .venv-devkit): random ground truth of both subsets and random
+// scripts/install_test_deps.sh into .venv-devkit): random ground truth of both subsets and random
 // predictions, every metric equal within 1e-6 (tests/oracle/devkit_oracle.py).
 #include <gtest/gtest.h>
 
@@ -24,8 +24,9 @@ TEST_P(DevkitOracle, EveryMetricEqualsTheDevkitsOnRandomCases) {
   const fs::path environment = test::source_dir() / ".venv-devkit";
   const fs::path devkit = environment / (std::string("devkit-") + GetParam().devkit_release);
   if (!fs::exists(environment / "bin" / "python") || !fs::exists(devkit / "openlanev2")) {
-    if (test::running_in_ci()) FAIL() << devkit << " missing under CI (scripts/install_deps.sh)";
-    GTEST_SKIP() << devkit << " missing (scripts/install_deps.sh installs it)";
+    if (test::running_in_ci())
+      FAIL() << devkit << " missing under CI (scripts/install_test_deps.sh)";
+    GTEST_SKIP() << devkit << " missing (scripts/install_test_deps.sh installs it)";
   }
   const fs::path scratch =
       test::scratch_dir(std::string("devkit_oracle_") + GetParam().metric_version);

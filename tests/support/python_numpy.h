@@ -34,7 +34,7 @@ CommandResult run_devkit_check_results(const std::filesystem::path& pickle,
 #define OLV2_REQUIRE_NUMPY(python)                                                            \
   if (!::olv2::test::python_has_numpy(python)) {                                              \
     if (::olv2::test::running_in_ci()) FAIL() << (python) << " cannot import numpy under CI"; \
-    GTEST_SKIP() << (python) << " cannot import numpy (scripts/install_deps.sh)";             \
+    GTEST_SKIP() << (python) << " cannot import numpy (scripts/install_test_deps.sh)";        \
   }
 
 // The same for the original sources that hold the devkit (../shared/reference/original).

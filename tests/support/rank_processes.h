@@ -110,10 +110,11 @@ bool torchrun_available();
 
 // Skips (outside CI) or fails (under CI) the current test when this build's torchrun cannot
 // be run.
-#define OLV2_REQUIRE_TORCHRUN()                                                              \
-  if (!::olv2::test::torchrun_available()) {                                                 \
-    if (::olv2::test::running_in_ci()) FAIL() << "torchrun missing under CI";                \
-    GTEST_SKIP() << ::olv2::test::torchrun_command() << " cannot run (scripts/install_deps.sh)"; \
+#define OLV2_REQUIRE_TORCHRUN()                                               \
+  if (!::olv2::test::torchrun_available()) {                                  \
+    if (::olv2::test::running_in_ci()) FAIL() << "torchrun missing under CI"; \
+    GTEST_SKIP() << ::olv2::test::torchrun_command()                          \
+                 << " cannot run (scripts/install_test_deps.sh)";             \
   }
 
 // Skips (outside CI) or fails (under CI) the current test when Debian's torchrun cannot be

@@ -171,7 +171,7 @@ TEST_P(PythonTorchLoad, ReadsWhatWeWrite) {
       GetParam() == "venv" ? (test::source_dir() / ".venv/bin/python").string() : GetParam();
   if (test::run_command("'" + python + "' -c 'import torch, numpy'").exit_status != 0) {
     if (test::running_in_ci()) FAIL() << python << " cannot import torch and numpy under CI";
-    GTEST_SKIP() << python << " cannot import torch and numpy (scripts/install_deps.sh)";
+    GTEST_SKIP() << python << " cannot import torch and numpy (scripts/install_test_deps.sh)";
   }
   const fs::path dir = test::scratch_dir("python");
   const PthValue written = sample_checkpoint();
