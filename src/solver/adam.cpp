@@ -3,20 +3,9 @@
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 
-#include <sstream>
-
 #include "olv2/util/error.h"
 
 namespace olv2 {
-namespace {
-
-std::string number_text(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-}  // namespace
 
 Schema AdamOptions::schema(const std::string& type) {
   return common_schema(type)
@@ -43,9 +32,8 @@ AdamOptions AdamOptions::from_config(const ConfigNode& section) {
   return o;
 }
 
-std::vector<std::pair<std::string, std::string>> AdamOptions::own_settings() const {
-  return {{"betas", number_text(betas[0]) + ", " + number_text(betas[1])},
-          {"eps", number_text(eps)}};
+std::vector<std::pair<std::string, std::vector<double>>> AdamOptions::own_settings() const {
+  return {{"betas", {betas[0], betas[1]}}, {"eps", {eps}}};
 }
 
 std::unique_ptr<torch::optim::OptimizerOptions> AdamOptions::group_options(

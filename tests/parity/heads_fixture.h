@@ -78,9 +78,7 @@ inline std::shared_ptr<const Loss> focal_options(const nlohmann::json& cfg) {
 // A loss that has only a weight (L1Loss, GIoULoss), from its config.
 template <typename WeightedLoss>
 std::shared_ptr<const Loss> weighted_loss(const nlohmann::json& cfg) {
-  auto loss = std::make_shared<WeightedLoss>();
-  loss->loss_weight = cfg.value("loss_weight", 1.0);
-  return loss;
+  return olv2::weighted_loss<WeightedLoss>(cfg.value("loss_weight", 1.0));
 }
 
 inline std::shared_ptr<const MatchCost> focal_cost_options(const nlohmann::json& cfg) {

@@ -2,6 +2,7 @@
 // The losses a head's `loss_*` sections may name, by `type`.
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <optional>
 
 #include "olv2/config/registry.h"
@@ -22,5 +23,13 @@ struct Loss {
 
 // The losses a `loss_*.type` may name.
 const Registry<Loss>& loss_registry();
+
+// A loss of type `WeightedLoss` with `loss_weight`, its other keys at their defaults.
+template <typename WeightedLoss>
+std::shared_ptr<const Loss> weighted_loss(double loss_weight) {
+  auto loss = std::make_shared<WeightedLoss>();
+  loss->loss_weight = loss_weight;
+  return loss;
+}
 
 }  // namespace olv2

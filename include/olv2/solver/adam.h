@@ -28,7 +28,7 @@ struct AdamOptions : OptimizerOptions {
   static Schema schema(const std::string& type);
   static AdamOptions from_config(const ConfigNode& section);
 
-  std::vector<std::pair<std::string, std::string>> own_settings() const override;
+  std::vector<std::pair<std::string, std::vector<double>>> own_settings() const override;
   std::shared_ptr<OptimizerOptions> copy() const override {
     return std::make_shared<AdamOptions>(*this);
   }

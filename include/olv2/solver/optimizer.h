@@ -29,8 +29,9 @@ struct OptimizerOptions {
   // A torch optimizer with one param group per group (same order), each with the group's lr and
   // weight decay; an error when there is no group.
   std::unique_ptr<torch::optim::Optimizer> build(const std::vector<ParamGroup>& groups) const;
-  // The optimizer's own settings for the log, as (key, value), beside lr and weight decay.
-  virtual std::vector<std::pair<std::string, std::string>> own_settings() const = 0;
+  // The optimizer's own numeric settings for the log, as (key, values), beside lr and weight
+  // decay.
+  virtual std::vector<std::pair<std::string, std::vector<double>>> own_settings() const = 0;
   virtual std::shared_ptr<OptimizerOptions> copy() const = 0;
 
  protected:

@@ -102,7 +102,9 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
          yaml_source(child(optimizer, "lr"), "optimizer.lr"));
   record(settings, "optimizer.weight_decay", text(chosen.weight_decay),
          yaml_source(child(optimizer, "weight_decay"), "optimizer.weight_decay"));
-  for (const auto& [key, value] : chosen.own_settings()) {
+  for (const auto& [key, values] : chosen.own_settings()) {
+    std::string value;
+    for (const double number : values) value += (value.empty() ? "" : ", ") + text(number);
     record(settings, "optimizer." + key, value,
            yaml_source(child(optimizer, key), "optimizer." + key));
   }

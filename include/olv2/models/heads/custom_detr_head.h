@@ -51,16 +51,8 @@ struct CustomDetrHeadOptions : ObjectHeadOptions {
   // Any registered loss of class scores, and of the head's objects (mmdet DETRHead's defaults;
   // `loss_iou` for boxes only).
   std::shared_ptr<const Loss> loss_cls = std::make_shared<FocalLoss>();
-  std::shared_ptr<const Loss> loss_bbox = [] {
-    auto loss = std::make_shared<L1Loss>();
-    loss->loss_weight = 5.0;
-    return loss;
-  }();
-  std::shared_ptr<const Loss> loss_iou = [] {
-    auto loss = std::make_shared<GIoULoss>();
-    loss->loss_weight = 2.0;
-    return loss;
-  }();
+  std::shared_ptr<const Loss> loss_bbox = weighted_loss<L1Loss>(5.0);
+  std::shared_ptr<const Loss> loss_iou = weighted_loss<GIoULoss>(2.0);
   // `train_cfg.assigner`: any registered assigner of the head's objects (the original's are
   // LaneHungarianAssigner for lanes, HungarianAssigner for boxes).
   std::shared_ptr<const AssignerOptions> assigner = std::make_shared<HungarianAssignerOptions>();

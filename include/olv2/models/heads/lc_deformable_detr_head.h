@@ -48,16 +48,8 @@ struct LcDeformableDetrHeadOptions : ObjectHeadOptions {
   bool sync_cls_avg_factor = false;
   // Any registered loss of class scores and of lane points (in metres); a `loss_iou` is accepted
   // and unused, as the original configures one and never evaluates it.
-  std::shared_ptr<const Loss> loss_cls = [] {
-    auto loss = std::make_shared<FocalLoss>();
-    loss->loss_weight = 1.5;
-    return loss;
-  }();
-  std::shared_ptr<const Loss> loss_bbox = [] {
-    auto loss = std::make_shared<L1Loss>();
-    loss->loss_weight = 5.0;
-    return loss;
-  }();
+  std::shared_ptr<const Loss> loss_cls = weighted_loss<FocalLoss>(1.5);
+  std::shared_ptr<const Loss> loss_bbox = weighted_loss<L1Loss>(5.0);
   // `train_cfg.assigner` (the detector's `train_cfg.pts.assigner`, merged in as mmdet does): any
   // registered lane assigner; the original's LaneHungarianAssigner by default.
   std::shared_ptr<const AssignerOptions> assigner = [] {

@@ -54,16 +54,8 @@ struct TeDeformableDetrHeadOptions : ObjectHeadOptions {
   }();
   // Any registered loss of class scores and of boxes.
   std::shared_ptr<const Loss> loss_cls = std::make_shared<FocalLoss>();
-  std::shared_ptr<const Loss> loss_bbox = [] {
-    auto loss = std::make_shared<L1Loss>();
-    loss->loss_weight = 5.0;
-    return loss;
-  }();
-  std::shared_ptr<const Loss> loss_iou = [] {
-    auto loss = std::make_shared<GIoULoss>();
-    loss->loss_weight = 2.0;
-    return loss;
-  }();
+  std::shared_ptr<const Loss> loss_bbox = weighted_loss<L1Loss>(5.0);
+  std::shared_ptr<const Loss> loss_iou = weighted_loss<GIoULoss>(2.0);
   // `train_cfg.assigner` (the detector's `bbox_train_cfg.assigner`, merged in as mmdet does): any
   // registered box assigner; the original's HungarianAssigner by default.
   std::shared_ptr<const AssignerOptions> assigner = [] {

@@ -21,11 +21,7 @@ struct TopologyHeadOptions : RelationHeadOptions {
   int64_t hidden_channels = 128;
   int64_t out_channels = 1;
   int64_t num_layers = 3;
-  std::shared_ptr<const Loss> loss_cls = [] {
-    auto loss = std::make_shared<FocalLoss>();
-    loss->loss_weight = 2.0;
-    return loss;
-  }();  // of class scores
+  std::shared_ptr<const Loss> loss_cls = weighted_loss<FocalLoss>(2.0);  // of class scores
 
   // OpenLane-V2's `type: TopologyHead` (every key required).
   static Schema schema();
