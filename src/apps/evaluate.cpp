@@ -41,12 +41,12 @@ std::vector<olv2::FrameGroundTruth> read_ground_truth(const Arguments& args) {
   const bool from_files = !args.dataset.data_root.empty() || !args.dataset.collection.empty();
   if (from_files == !args.ground_truth.empty()) {
     throw olv2::input_error(
-        "evaluate: give the ground truth either as --data-root and --collection (the info "
+        "give the ground truth either as --data-root and --collection (the info "
         "files) or as --ground-truth (the devkit's pickle)");
   }
   if (!from_files) return olv2::read_ground_truth_file(args.ground_truth, args.dataset.split);
   if (args.dataset.data_root.empty() || args.dataset.collection.empty()) {
-    throw olv2::input_error("evaluate: --data-root and --collection go together");
+    throw olv2::input_error("--data-root and --collection go together");
   }
   return olv2::load_ground_truth(args.dataset.data_root, args.dataset.collection_file(),
                                  args.dataset.split);

@@ -174,12 +174,16 @@ int run_inference_command(const InferenceOptions& options) {
   if (!options.eval && options.out.empty() && options.results_json.empty() &&
       options.show_dir.empty()) {
     throw input_error(
-        "test_ds: nothing to do: ask for --eval (score the split), --out FILE.pkl (write the "
+        "nothing to do: ask for --eval (score the split), --out FILE.pkl (write the "
         "submission), --results-json FILE (write the predictions) and/or --show-dir DIR (draw "
         "frames)");
   }
   if (!options.out.empty() && !is_pickle_name(options.out)) {
-    throw input_error("test_ds --out " + options.out + ": expected a .pkl or .pickle file");
+    throw input_error("--out " + options.out + ": expected a .pkl or .pickle file");
+  }
+  std::error_code missing;
+  if (!fs::is_regular_file(options.checkpoint, missing)) {
+    throw input_error("checkpoint " + options.checkpoint + ": no such file");
   }
   InferencePlan plan;
   plan.config = resolve_inference_config(options);
@@ -189,11 +193,10 @@ int run_inference_command(const InferenceOptions& options) {
     plan.submission_problems = submission_metadata_problems(plan.metadata);
     // The leaderboard's split: a file it would refuse is not written.
     if (options.split == "test" && !plan.submission_problems.empty()) {
-      throw input_error(
-          "test_ds --out " + options.out +
-          ": the submission's metadata is incomplete: " + joined(plan.submission_problems, "; ") +
-          " (set them in the config's `submission` section or with --method, "
-          "--authors, --e-mail, --institution, --country)");
+      throw input_error("--out " + options.out + ": the submission's metadata is incomplete: " +
+                        joined(plan.submission_problems, "; ") +
+                        " (set them in the config's `submission` section or with --method, "
+                        "--authors, --e-mail, --institution, --country)");
     }
   }
   const LaunchedProcess process =

@@ -70,6 +70,21 @@ void train(const ConfigNode& config, const EngineOptions& engine, const TrainOpt
   spdlog::info("training finished; work dir {}", work_dir.string());
 }
 
+// An input error, before any work, when a file the run will read is not there: named by its flag,
+// or by its config key and line.
+void require_readable_file(const ConfigNode& config, const std::string& key) {
+  const ConfigNode* node = config.find(key);
+  if (node == nullptr || node->is_null()) return;
+  const std::string path = node->as_string();
+  if (path.empty() || (key == "resume_from" && path == "auto")) return;
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    const std::string folder =
+        fs::path(path).is_relative() ? " in " + fs::current_path(error).string() : "";
+    throw input_error(node->where() + ": no such file `" + path + "`" + folder);
+  }
+}
+
 }  // namespace
 
 ConfigNode resolve_train_config(const TrainOptions& options) {
@@ -93,6 +108,11 @@ int run_train_command(const TrainOptions& options, std::vector<std::unique_ptr<H
     return 0;
   }
   const EngineOptions engine = engine_options_from_config(config);
+  require_readable_file(config, "load_from");
+  require_readable_file(config, "resume_from");
+  if (!options.deepspeed_config.empty() && !fs::is_regular_file(options.deepspeed_config)) {
+    throw input_error("--deepspeed-config " + options.deepspeed_config + ": no such file");
+  }
   const LaunchedProcess process =
       start_launched_process(options.launcher, options.local_rank, options.threads, engine);
   if (options.deterministic) use_deterministic_algorithms(process.device);

@@ -7,10 +7,19 @@
 #include <string>
 
 #include "olv2/util/error.h"
+#include "olv2/util/logging.h"
 
 namespace olv2 {
 
 namespace {
+
+// The error that ends the program: on stderr, and as the last line of the run's `.log` when the
+// program writes one.
+void report(const char* app_name, const std::string& message) {
+  const std::string line = std::string(app_name) + ": error: " + message;
+  std::fprintf(stderr, "%s\n", line.c_str());
+  log_final_error(line);
+}
 
 // c10 errors carry a C++ backtrace after the first line; users need the first line.
 std::string first_line(const char* message) {
@@ -25,16 +34,16 @@ int guarded_main(const char* app_name, const std::function<int()>& body) {
   try {
     return body();
   } catch (const Error& error) {
-    std::fprintf(stderr, "%s: error: %s\n", app_name, error.what());
+    report(app_name, error.what());
     return static_cast<int>(error.status());
   } catch (const c10::Error& error) {
-    std::fprintf(stderr, "%s: error: LibTorch: %s\n", app_name, first_line(error.what()).c_str());
+    report(app_name, "LibTorch: " + first_line(error.what()));
     return static_cast<int>(ExitStatus::kFailure);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s: error: internal error: %s\n", app_name, error.what());
+    report(app_name, std::string("internal error: ") + error.what());
     return static_cast<int>(ExitStatus::kFailure);
   } catch (...) {
-    std::fprintf(stderr, "%s: error: internal error (unknown exception)\n", app_name);
+    report(app_name, "internal error (unknown exception)");
     return static_cast<int>(ExitStatus::kFailure);
   }
 }

@@ -51,6 +51,16 @@ void setup_logging(const std::filesystem::path& log_file, bool is_main_rank) {
   spdlog::set_default_logger(logger);
 }
 
+void log_final_error(const std::string& message) {
+  const std::shared_ptr<spdlog::logger> logger = spdlog::default_logger();
+  if (logger == nullptr) return;
+  for (const spdlog::sink_ptr& sink : logger->sinks()) {
+    if (std::dynamic_pointer_cast<spdlog::sinks::basic_file_sink_mt>(sink) == nullptr) continue;
+    sink->log(spdlog::details::log_msg(logger->name(), spdlog::level::err, message));
+    sink->flush();
+  }
+}
+
 void set_log_level(const std::string& mmcv_level) {
   if (mmcv_level == "DEBUG") {
     spdlog::set_level(spdlog::level::debug);

@@ -97,6 +97,19 @@ TEST(BadInput, EveryResultsCaseStopsEvaluateNamingTheFile) {
   }
 }
 
+// The last line of the one `.log` file of a work dir.
+std::string last_log_line(const fs::path& work_dir) {
+  std::string last;
+  for (const auto& entry : fs::directory_iterator(work_dir)) {
+    if (entry.path().extension() != ".log") continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) last = line;
+    }
+  }
+  return last;
+}
+
 TEST(BadInput, EveryCheckpointCaseStopsInspectCheckpointNamingTheFile) {
   for (const fs::path& file : cases("pth")) {
     SCOPED_TRACE(file.filename().string());
@@ -120,6 +133,10 @@ TEST(BadInput, EveryImageCaseIsNamedByCheckDataAndStopsTrainDs) {
                         quoted(root / "run") + " --cfg-options data_root=" + quoted(root) +
                         " meta_root=" + quoted(root) + " runner.max_epochs=1 --no-validate");
     expect_clear_error(train, {image.filename().string()});
+    // The error that ends the run is also the last line of its log.
+    const std::string last = last_log_line(root / "run");
+    EXPECT_NE(last.find(" - ERROR - train_ds: error: "), std::string::npos) << last;
+    EXPECT_NE(last.find(image.filename().string()), std::string::npos) << last;
   }
 }
 

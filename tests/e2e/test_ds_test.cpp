@@ -287,7 +287,18 @@ TEST(TestDs, WithoutEvalOrAnOutputItIsABadInvocation) {
   const auto result =
       test::run_app("test_ds", tiny_config().string() + " checkpoint.pth --split val");
   EXPECT_EQ(result.exit_status, 2) << result.output;
-  EXPECT_NE(result.output.find("--eval"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("test_ds: error: nothing to do: ask for --eval"), std::string::npos)
+      << result.output;
+}
+
+// The checkpoint is checked before any work: no environment block, the program named once.
+TEST(TestDs, AMissingCheckpointIsNamedBeforeAnyWork) {
+  const auto result = test::run_app("test_ds", tiny_config().string() + " nosuch.pth --eval");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  EXPECT_NE(result.output.find("test_ds: error: checkpoint nosuch.pth: no such file"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("Environment info"), std::string::npos) << result.output;
 }
 
 TEST(TestDs, ACheckpointOfAnotherModelNamesTheFileAndTheKeys) {

@@ -96,6 +96,46 @@ TEST(TrainDsCli, MissingConfigAndBadFlagsExitTwo) {
   EXPECT_EQ(run_app("train_ds", config("baseline.yaml") + " --launcher slurm").exit_status, 2);
 }
 
+// A file a flag names is checked before any work (no environment block, no work dir), named
+// with its flag and, when relative, the folder it was looked up in; the program is named once.
+TEST(TrainDsCli, AMissingCheckpointOrJsonIsNamedWithItsFlagBeforeAnyWork) {
+  const std::filesystem::path dir = test::scratch_dir("missing_files");
+  const std::string work_dir = " --work-dir '" + (dir / "work").string() + "'";
+  for (const std::string flag : {"--load-from", "--resume-from"}) {
+    SCOPED_TRACE(flag);
+    const auto result =
+        run_app("train_ds", config("demo.yaml") + work_dir + " " + flag + " nosuch.pth");
+    EXPECT_EQ(result.exit_status, 2) << result.output;
+    EXPECT_NE(result.output.find("train_ds: error: " + flag + " nosuch.pth"), std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find("no such file `nosuch.pth` in /"), std::string::npos)
+        << result.output;
+    EXPECT_EQ(result.output.find("Environment info"), std::string::npos) << result.output;
+  }
+  const auto json = run_app(
+      "train_ds", config("demo.yaml") + work_dir + " --use-ds --deepspeed-config nosuch.json");
+  EXPECT_EQ(json.exit_status, 2) << json.output;
+  EXPECT_NE(json.output.find("train_ds: error: --deepspeed-config nosuch.json: no such file"),
+            std::string::npos)
+      << json.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "work"));
+}
+
+// A collection file that is not where the config says names the key, the folder it was looked
+// up from and the keys that point at the data.
+TEST(TrainDsCli, AMissingCollectionNamesDataRootAndMetaRoot) {
+  const std::filesystem::path dir = test::scratch_dir("missing_collection");
+  const auto result =
+      run_app("train_ds", config("demo.yaml") + " --work-dir '" + (dir / "work").string() +
+                              "' --cfg-options data_root=nowhere meta_root=nowhere");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  for (const char* part :
+       {"key `data.train.collection`", "collection file nowhere/data_dict_synthetic.json not found",
+        "relative to the current folder /", "`data_root` and `meta_root`"}) {
+    EXPECT_NE(result.output.find(part), std::string::npos) << part << "\n" << result.output;
+  }
+}
+
 TEST(TrainDsCli, UseDsWithoutAJsonOrWithABadOneExitsTwo) {
   const std::filesystem::path dir = test::scratch_dir("use_ds");
   const std::string work_dir = " --work-dir '" + (dir / "work").string() + "'";

@@ -12,6 +12,10 @@ namespace olv2 {
 // log warnings and errors only.
 void setup_logging(const std::filesystem::path& log_file, bool is_main_rank = true);
 
+// Writes `message` as an ERROR line to the `.log` file of setup_logging, if there is one, and
+// not to the console: for the error that ends a program, which the console already shows.
+void log_final_error(const std::string& message);
+
 // Sets the level from mmcv's names (DEBUG, INFO, WARNING, ERROR).
 void set_log_level(const std::string& mmcv_level);
 

@@ -29,7 +29,7 @@ constexpr int kJpegQuality = 92;
 
 void validate(const SyntheticDataOptions& options) {
   if (options.out.empty()) {
-    throw input_error("make_synthetic_data: no output directory given");
+    throw input_error("synthetic data: no output directory given");
   }
   if (options.frames < 1) {
     throw input_error("--frames " + std::to_string(options.frames) + ": expected at least 1");
@@ -103,7 +103,8 @@ class Writer {
   nlohmann::ordered_json write_segment(const SplitPlan& plan, int64_t segment, int64_t count) {
     const auto segment_key = static_cast<uint64_t>(segment);
     SceneRng rig_rng({options_.seed, kRigStream, segment_key});
-    const std::vector<SyntheticCamera> cameras = make_camera_rig(options_.subset, options_.image_scale, rig_rng);
+    const std::vector<SyntheticCamera> cameras =
+        make_camera_rig(options_.subset, options_.image_scale, rig_rng);
     SceneRng layout_rng({options_.seed, kLayoutStream, segment_key});
     const SegmentLayout layout = draw_segment_layout(layout_rng);
 
