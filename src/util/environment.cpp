@@ -45,7 +45,7 @@ std::string environment_report(const std::string& config_path, const c10::Device
   out << "Environment info:\n"
       << "------------------------------------------------------------\n"
       << "platform: " << platform::system_description() << "\n"
-      << "train_ds: " << version_string() << "\n"
+      << "version: " << version_string() << "\n"
       << "LibTorch built with: " << describe_cuda_build(cuda) << "\n"
       << "NVIDIA driver: "
       << (cuda.driver.empty() ? std::string("none") : "supports CUDA " + cuda.driver) << "\n"
