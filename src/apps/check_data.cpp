@@ -89,13 +89,16 @@ int main(int argc, char** argv) {
       "Checks an OpenLane-V2 dataset: reads every frame and image the way training does "
       "and prints a summary. Exit status: 0 clean, 1 problems found, 2 bad invocation."};
   app.add_option("--data-root", args.data_root, "Dataset root (holds <split>/<segment>/...)")
-      ->required();
+      ->required()
+      ->check(CLI::ExistingDirectory);
   app.add_option("--collection", args.collection, "Collection JSON ({split: {segment: [...]}})")
-      ->required();
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--split", args.split, "Split to check (default: every split, in file order)");
   app.add_flag("--decode", args.decode, "Decode every image (default: headers and end markers)");
   app.add_option("--config", args.config, "Config whose pipelines --dump runs")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::ExistingFile);
   app.add_option("--dump", args.dump,
                  "Write every sample's post-pipeline tensors to this .pt file");
   if (const auto status = olv2::parse_command_line(app, "check_data", argc, argv)) return *status;

@@ -78,10 +78,12 @@ int main(int argc, char** argv) {
   olv2::add_split_options(app, args.dataset, "score", /*frames_required=*/false);
   app.add_option("--ground-truth", args.ground_truth,
                  "the devkit's ground-truth pickle (data_dict_subset_A_val.pkl), in place of "
-                 "--data-root and --collection");
+                 "--data-root and --collection")
+      ->check(CLI::ExistingFile);
   app.add_option("--results", args.results,
                  "predictions to score: a results JSON or a submission pickle")
-      ->required();
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--json-out", args.json_out, "also write the metrics as JSON here");
   app.add_option("--metric-version", args.metric_version,
                  "the devkit's TOP definitions: v1.1 (tag v1.1.0) or v1.0 (tag v1.0.0)")

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   std::string path;
   olv2::PthPrintOptions options;
   app.add_option("file", path, "checkpoint written by torch.save (zip or legacy format)")
-      ->required();
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_flag("--tensors", options.tensor_values,
                "also print min/max/mean and the first values of each tensor");
   if (const auto status = olv2::parse_command_line(app, "inspect_checkpoint", argc, argv))

@@ -237,12 +237,16 @@ int probe_gradients(const Arguments& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Run frames through a model: its losses, outputs or one step's gradients"};
   Arguments args;
-  app.add_option("--config", args.config, "config file with a `model` section")->required();
+  app.add_option("--config", args.config, "config file with a `model` section")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--state-dict", args.state_dict,
-                 "weights (.pt/.pth state dict); every mode but state-dict");
+                 "weights (.pt/.pth state dict); every mode but state-dict")
+      ->check(CLI::ExistingFile);
   app.add_option("--input", args.input,
                  "sample: dict of tensors (img, lidar2img, img_shape, ...); every mode but "
-                 "state-dict");
+                 "state-dict")
+      ->check(CLI::ExistingFile);
   app.add_option("--out", args.out, "JSON file to write (grads mode: .pt record)")->required();
   app.add_option("--mode", args.mode,
                  "train: losses and matchings; test: decoded outputs; grads: one step's "

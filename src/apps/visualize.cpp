@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   CLI::App app{"Draws OpenLane-V2 frames with their ground truth and predictions as PNG files."};
   Arguments args;
   olv2::add_split_options(app, args.dataset, "draw");
-  app.add_option("--results", args.results, "results JSON whose predictions are drawn too");
+  app.add_option("--results", args.results, "results JSON whose predictions are drawn too")
+      ->check(CLI::ExistingFile);
   app.add_option("--out", args.out, "folder for the PNG files (created)")->required();
   app.add_option("--frames", args.frames, "frames to draw, from the split's first (default 8)")
       ->check(CLI::PositiveNumber);
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
                  "draw predictions scoring at least this (default 0.3)")
       ->check(CLI::Range(0.0f, 1.0f));
   app.add_option("--config", args.config,
-                 "config whose BEV range the picture shows (default configs/baseline.yaml)");
+                 "config whose BEV range the picture shows (default configs/baseline.yaml)")
+      ->check(CLI::ExistingFile);
   if (const auto status = olv2::parse_command_line(app, "visualize", argc, argv)) return *status;
   return olv2::guarded_main("visualize", [&] { return run(args); });
 }

@@ -61,6 +61,33 @@ TEST(CommandLine, BadValueIsOneLineAndExitsTwo) {
   EXPECT_NE(result.output.find("--mode"), std::string::npos) << result.output;
 }
 
+// An input file or folder a flag names is checked as the command line is read: one line naming
+// the flag and the path, status 2.
+TEST(CommandLine, AMissingInputIsNamedWithItsFlag) {
+  const std::string folder = "'" + test::source_dir().string() + "'";
+  const std::vector<std::vector<std::string>> cases = {
+      {"evaluate", "--split val --results /dev/null --ground-truth nosuch.pkl", "--ground-truth"},
+      {"evaluate", "--split val --ground-truth /dev/null --results nosuch.json", "--results"},
+      {"check_data", "--data-root " + folder + " --collection nosuch.json", "--collection"},
+      {"check_data", "--data-root nosuch_dir --collection /dev/null", "--data-root"},
+      {"visualize",
+       "--data-root " + folder +
+           " --collection /dev/null --split val --out nosuch_out "
+           "--results nosuch.json",
+       "--results"},
+      {"probe_model", "--config nosuch.yaml --mode state-dict --out nosuch_out.json", "--config"},
+      {"inspect_checkpoint", "nosuch.pth", "file"},
+  };
+  for (const std::vector<std::string>& item : cases) {
+    SCOPED_TRACE(item[0] + " " + item[1]);
+    const test::CommandResult result = run_program(item[0], item[1]);
+    EXPECT_EQ(result.exit_status, 2) << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+    EXPECT_EQ(result.output.rfind(item[0] + ": error: " + item[2], 0), 0u) << result.output;
+    EXPECT_NE(result.output.find("nosuch"), std::string::npos) << result.output;
+  }
+}
+
 TEST(CommandLine, HelpPrintsUsageAndExitsZero) {
   for (const std::string& name : programs()) {
     SCOPED_TRACE(name);

@@ -28,10 +28,12 @@ struct SplitArguments {
 inline void add_split_options(CLI::App& app, SplitArguments& arguments, const std::string& what,
                               bool frames_required = true) {
   CLI::Option* data_root = app.add_option("--data-root", arguments.data_root,
-                                          "dataset root holding <split>/<segment>/info/");
+                                          "dataset root holding <split>/<segment>/info/")
+                               ->check(CLI::ExistingDirectory);
   CLI::Option* collection =
       app.add_option("--collection", arguments.collection,
-                     "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}");
+                     "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}")
+          ->check(CLI::ExistingFile);
   data_root->required(frames_required);
   collection->required(frames_required);
   app.add_option("--split", arguments.split, "split of the collection to " + what + " (e.g. val)")
