@@ -75,6 +75,9 @@ TEST(CommandLine, AMissingInputIsNamedWithItsFlag) {
            " --collection /dev/null --split val --out nosuch_out "
            "--results nosuch.json",
        "--results"},
+      {"visualize",
+       "--data-root " + folder + " --collection nosuch.json --split val --out nosuch_out",
+       "--collection nosuch.json: no such file, as given or under --data-root"},
       {"probe_model", "--config nosuch.yaml --mode state-dict --out nosuch_out.json", "--config"},
       {"inspect_checkpoint", "nosuch.pth", "file"},
   };

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "olv2/util/error.h"
+
 namespace olv2 {
 
 struct SplitArguments {
@@ -12,13 +14,15 @@ struct SplitArguments {
   std::filesystem::path collection;
   std::string split;
 
-  // A relative collection path that does not exist as given is looked up under the data root.
+  // A relative collection path that does not exist as given is looked up under the data root;
+  // an input error naming --collection when it is in neither place.
   std::filesystem::path collection_file() const {
-    if (collection.is_relative() && !std::filesystem::exists(collection) &&
-        std::filesystem::exists(data_root / collection)) {
+    if (std::filesystem::is_regular_file(collection)) return collection;
+    if (collection.is_relative() && std::filesystem::is_regular_file(data_root / collection)) {
       return data_root / collection;
     }
-    return collection;
+    throw input_error("--collection " + collection.string() +
+                      ": no such file, as given or under --data-root " + data_root.string());
   }
 };
 
@@ -32,8 +36,8 @@ inline void add_split_options(CLI::App& app, SplitArguments& arguments, const st
                                ->check(CLI::ExistingDirectory);
   CLI::Option* collection =
       app.add_option("--collection", arguments.collection,
-                     "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}")
-          ->check(CLI::ExistingFile);
+                     "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}; a "
+                     "relative path not found as given is looked up under --data-root");
   data_root->required(frames_required);
   collection->required(frames_required);
   app.add_option("--split", arguments.split, "split of the collection to " + what + " (e.g. val)")
