@@ -136,6 +136,23 @@ TEST(TrainDsCli, AMissingCollectionNamesDataRootAndMetaRoot) {
   }
 }
 
+// mmdet's spellings: --auto-resume is --resume-from auto; --gpus and --gpu-ids are answered with
+// the launcher that runs one process per GPU.
+TEST(TrainDsCli, MmdetFlagsAreAcceptedOrAnsweredWithTheRightOne) {
+  const auto resumed = run_app("train_ds", config("demo.yaml") + " --auto-resume --print-config");
+  ASSERT_EQ(resumed.exit_status, 0) << resumed.output;
+  EXPECT_EQ(parse_yaml(resumed.output, "printed").at("resume_from").as_string(), "auto");
+  for (const std::string flag : {"--gpus 8", "--gpu-ids 0 1"}) {
+    SCOPED_TRACE(flag);
+    const auto result = run_app("train_ds", config("demo.yaml") + " " + flag);
+    EXPECT_EQ(result.exit_status, 2) << result.output;
+    EXPECT_NE(result.output.find("train_ds: error: --gpus / --gpu-ids"), std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find("scripts/dist_train.sh CONFIG N"), std::string::npos)
+        << result.output;
+  }
+}
+
 TEST(TrainDsCli, UseDsWithoutAJsonOrWithABadOneExitsTwo) {
   const std::filesystem::path dir = test::scratch_dir("use_ds");
   const std::string work_dir = " --work-dir '" + (dir / "work").string() + "'";

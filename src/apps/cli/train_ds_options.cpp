@@ -1,6 +1,8 @@
 #include "cli/train_ds_options.h"
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "olv2/util/error.h"
@@ -15,7 +17,20 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
                  "where logs and checkpoints go (default work_dirs/<config name>)");
   app.add_option("--resume-from,--resume_from", options.resume_from,
                  "checkpoint to resume from, or `auto` for the work dir's latest");
+  app.add_flag_callback(
+      "--auto-resume,--auto_resume", [&options] { options.resume_from = "auto"; },
+      "mmdet's spelling of --resume-from auto");
   app.add_option("--load-from,--load_from", options.load_from, "checkpoint to load weights from");
+  // mmdet's single-process GPU choice; here every GPU is a process of its own.
+  app.add_option_function<std::vector<std::string>>(
+      "--gpus,--gpu-ids,--gpu_ids",
+      [](const std::vector<std::string>& gpus) {
+        throw input_error("--gpus / --gpu-ids " + gpus.front() +
+                          ": train_ds runs one process per GPU: start N with "
+                          "scripts/dist_train.sh CONFIG N, or pick one with "
+                          "CUDA_VISIBLE_DEVICES");
+      },
+      "mmdet's GPU choice, answered with the launcher to use");
   app.add_flag("--no-validate,--no_validate", options.no_validate,
                "skip validation during training");
   app.add_option_function<int64_t>(
