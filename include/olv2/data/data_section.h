@@ -1,5 +1,6 @@
 #pragma once
-// The config's `data` section: its batch and loader keys, read once; each split is a DatasetSpec.
+// The config's `data` section: its batch and loader keys, declared and read in one place; each
+// split is a DatasetSpec.
 #include <cstdint>
 
 #include "olv2/config/config_node.h"

@@ -103,9 +103,8 @@ ZeroOptimizer::ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScal
   if (dynamic_cast<const torch::optim::Adam*>(parts_optimizer_.get()) == nullptr &&
       dynamic_cast<const torch::optim::AdamW*>(parts_optimizer_.get()) == nullptr) {
     throw input_error("zero_optimization.stage " + std::to_string(stage_) +
-                      ": ZeRO shards Adam's "
-                      "state; optimizer.type " +
-                      optimizer_options_->type + " is not Adam or AdamW");
+                      ": ZeRO shards Adam's state; optimizer.type " + optimizer_options_->type +
+                      " is not Adam or AdamW");
   }
   if (stage_ == 1) {
     all_reduce_ =
