@@ -8,6 +8,14 @@ Schema typed_schema(const std::string& type) {
   return schema;
 }
 
+Schema typed_schema(const std::string& type, const std::vector<std::string>& aliases) {
+  std::vector<std::string> names{type};
+  names.insert(names.end(), aliases.begin(), aliases.end());
+  Schema schema = Schema::map();
+  schema.required("type", Schema::string().choices(std::move(names)));
+  return schema;
+}
+
 Schema numbers_schema() { return Schema::sequence(Schema::number()); }
 Schema integers_schema() { return Schema::sequence(Schema::integer()); }
 Schema ratio_schema() { return Schema::number().range(0, 1); }

@@ -16,6 +16,8 @@ namespace olv2 {
 
 // A map whose `type` must be `type`; the caller declares the other keys.
 Schema typed_schema(const std::string& type);
+// The same, also accepting `aliases`: other projects' names of the same component.
+Schema typed_schema(const std::string& type, const std::vector<std::string>& aliases);
 Schema numbers_schema();
 Schema integers_schema();
 // A number in [0, 1] (a dropout probability).

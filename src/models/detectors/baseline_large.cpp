@@ -11,20 +11,6 @@ namespace olv2 {
 const std::vector<std::string> kBaselineLargeCheckpointableStages{"extract_feat",
                                                                   "bev_constructor"};
 
-namespace {
-
-// `head` with `train_cfg: {assigner: ...}` added, as mmdet hands a detector's train_cfg to its
-// heads; the assigner keeps its place in the file for error messages.
-ConfigNode with_assigner(const ConfigNode& head, const ConfigNode& assigner) {
-  ConfigNode train_cfg = ConfigNode::map(assigner.location());
-  train_cfg.set("assigner", assigner);
-  ConfigNode merged = head;
-  merged.set("train_cfg", std::move(train_cfg));
-  return merged;
-}
-
-}  // namespace
-
 Schema BaselineLargeOptions::schema() {
   Schema box_train_cfg = Schema::map();
   box_train_cfg.required("assigner", assigner_registry().schema());
@@ -60,9 +46,9 @@ BaselineLargeOptions BaselineLargeOptions::from_config(const ConfigNode& model) 
   o.img_neck = neck_registry().read(model.at("img_neck"));
   o.bev_constructor = bev_constructor_registry().read(model.at("bev_constructor"));
   o.bbox_head = read_traffic_element_head(
-      with_assigner(model.at("bbox_head"), model.at("bbox_train_cfg").at("assigner")));
-  o.pts_bbox_head = read_lane_head(
-      with_assigner(model.at("pts_bbox_head"), model.at("train_cfg").at("pts").at("assigner")));
+      head_with_assigner(model.at("bbox_head"), model.at("bbox_train_cfg").at("assigner")));
+  o.pts_bbox_head = read_lane_head(head_with_assigner(
+      model.at("pts_bbox_head"), model.at("train_cfg").at("pts").at("assigner")));
   o.lclc_head = relation_head_registry().read(model.at("lclc_head"));
   o.lcte_head = relation_head_registry().read(model.at("lcte_head"));
   o.checkpoint = checkpoint_stages_from_config(model);

@@ -12,6 +12,14 @@ at::Tensor total_loss(const LossMap& losses) {
   return total;
 }
 
+ConfigNode head_with_assigner(const ConfigNode& head, const ConfigNode& assigner) {
+  ConfigNode train_cfg = ConfigNode::map(assigner.location());
+  train_cfg.set("assigner", assigner);
+  ConfigNode merged = head;
+  merged.set("train_cfg", std::move(train_cfg));
+  return merged;
+}
+
 Schema checkpoint_stages_schema(const std::vector<std::string>& checkpointable) {
   return Schema::sequence(Schema::string().choices(checkpointable));
 }

@@ -5,21 +5,13 @@
 #include <algorithm>
 #include <utility>
 
-#include "olv2/models/activation_checkpoint.h"
+#include "olv2/models/detectors/multi_view_features.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
 
 namespace {
-
-// Runs one stage inside a profiler scope of its name (`olv2::stage::<stage>`), which profilers
-// and the benchmarks' stage split see.
-template <typename F>
-auto in_stage(const char* scope, F&& run) {
-  RECORD_FUNCTION(scope, std::vector<c10::IValue>());
-  return run();
-}
 
 std::pair<int64_t, int64_t> shape_hw(const std::array<int64_t, 3>& shape) {
   return {shape[0], shape[1]};
@@ -37,33 +29,16 @@ bool TopologyDetectorImpl::checkpoint_listed(const std::string& stage) const {
   return std::find(checkpoint_.begin(), checkpoint_.end(), stage) != checkpoint_.end();
 }
 
-std::vector<at::Tensor> TopologyDetectorImpl::extract_feat(const at::Tensor& images) {
-  auto body = [this](const std::vector<at::Tensor>& in) {
-    const std::vector<at::Tensor> stages =
-        in_stage("olv2::stage::backbone", [&] { return img_backbone_->forward(in[0]); });
-    return in_stage("olv2::stage::neck", [&] { return img_neck_->forward(stages); });
-  };
-  if (!(checkpoint_listed("extract_feat") && is_training() && torch::GradMode::is_enabled())) {
-    return body({images});
-  }
-  std::vector<at::Tensor> params = img_backbone_->parameters();
-  for (const at::Tensor& p : img_neck_->parameters()) params.push_back(p);
-  return checkpoint(body, {images}, params);
-}
-
 DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
   const at::Tensor& img = batch.images;
   if (img.dim() != 5 || batch.metas.empty() ||
       batch.metas.size() != static_cast<size_t>(img.size(0))) {
     throw runtime_error(name_ + ": expected images [B, N, 3, H, W] with one meta per sample");
   }
-  const int64_t num_samples = img.size(0), num_cams = img.size(1);
+  const int64_t num_samples = img.size(0);
   DetectorOutputs out;
-  for (const at::Tensor& level :
-       extract_feat(img.view({num_samples * num_cams, img.size(2), img.size(3), img.size(4)}))) {
-    out.image_features.push_back(
-        level.view({num_samples, num_cams, level.size(1), level.size(2), level.size(3)}));
-  }
+  out.image_features = multi_view_features(*img_backbone_, *img_neck_, img,
+                                           checkpoint_listed("extract_feat") && is_training());
   out.bev_features = in_stage("olv2::stage::view_transformer",
                               [&] { return bev_constructor_->forward(out.image_features, batch); });
 

@@ -2,14 +2,13 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
-
 #include "olv2/config/section_readers.h"
 #include "olv2/models/heads/detr_head_losses.h"
+#include "olv2/models/heads/lane_branches.h"
+#include "olv2/models/heads/lane_regression.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/transformer_layer_config.h"
-#include "olv2/util/compat.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -128,43 +127,6 @@ LaneDetectionTransformerOptions transformer_options(const LcDeformableDetrHeadOp
   return options;
 }
 
-// (Linear, LayerNorm, ReLU) x num_reg_fcs, then Linear to the classes: keys 0, 1, 3, 4, 6.
-torch::nn::ModuleList make_cls_branch(const LcDeformableDetrHeadOptions& options) {
-  torch::nn::ModuleList branch;
-  for (int64_t i = 0; i < options.num_reg_fcs; ++i) {
-    branch->push_back(torch::nn::Linear(options.embed_dims, options.embed_dims));
-    branch->push_back(torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.embed_dims})));
-    branch->push_back(torch::nn::ReLU());
-  }
-  branch->push_back(torch::nn::Linear(options.embed_dims, options.num_classes));
-  return branch;
-}
-
-// (Linear, ReLU) x num_reg_fcs, then Linear to the code: keys 0, 2, 4.
-torch::nn::ModuleList make_reg_branch(const LcDeformableDetrHeadOptions& options) {
-  torch::nn::ModuleList branch;
-  for (int64_t i = 0; i < options.num_reg_fcs; ++i) {
-    branch->push_back(torch::nn::Linear(options.embed_dims, options.embed_dims));
-    branch->push_back(torch::nn::ReLU());
-  }
-  branch->push_back(torch::nn::Linear(options.embed_dims, options.code_size));
-  return branch;
-}
-
-// Runs a branch in order; LayerNorm goes through compat::layer_norm so it works under autocast.
-at::Tensor run_branch(const torch::nn::ModuleListImpl& branch, at::Tensor x) {
-  for (const auto& module : branch) {
-    if (auto* linear = module->as<torch::nn::LinearImpl>()) {
-      x = linear->forward(x);
-    } else if (auto* norm = module->as<torch::nn::LayerNormImpl>()) {
-      x = compat::layer_norm(x, norm->weight, norm->bias, norm->options.eps());
-    } else {
-      x = torch::relu(x);
-    }
-  }
-  return x;
-}
-
 }  // namespace
 
 LcDeformableDetrHeadImpl::LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOptions& options)
@@ -177,8 +139,10 @@ LcDeformableDetrHeadImpl::LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOpt
   cls_branches_ = register_module("cls_branches", torch::nn::ModuleList());
   reg_branches_ = register_module("reg_branches", torch::nn::ModuleList());
   for (int64_t i = 0; i < options.num_decoder_layers; ++i) {
-    cls_branches_->push_back(make_cls_branch(options));
-    reg_branches_->push_back(make_reg_branch(options));
+    cls_branches_->push_back(
+        lane_cls_branch(options.embed_dims, options.num_reg_fcs, options.num_classes));
+    reg_branches_->push_back(
+        lane_reg_branch(options.embed_dims, options.num_reg_fcs, options.code_size));
   }
   query_embedding_ = register_module(
       "query_embedding", torch::nn::Embedding(options.num_query, 2 * options.embed_dims));
@@ -186,32 +150,8 @@ LcDeformableDetrHeadImpl::LcDeformableDetrHeadImpl(const LcDeformableDetrHeadOpt
 }
 
 void LcDeformableDetrHeadImpl::reset_parameters() {
-  torch::NoGradGuard no_grad;
   transformer_->reset_parameters();
-  // mmcv `bias_init_with_prob(0.01)`.
-  const double prior_bias = -std::log((1 - 0.01) / 0.01);
-  for (const auto& branch : *cls_branches_) {
-    const auto& layers = *branch->as<torch::nn::ModuleList>();
-    layers[layers.size() - 1]->as<torch::nn::LinearImpl>()->bias.fill_(prior_bias);
-  }
-}
-
-at::Tensor LcDeformableDetrHeadImpl::lanes_from_regression(const at::Tensor& regression,
-                                                           const at::Tensor& reference) const {
-  const int64_t num_points = options_.code_size / 3;
-  auto sizes = regression.sizes().vec();
-  sizes.back() = num_points;
-  sizes.push_back(3);
-  // Original behaviour: the one 3-D reference is added to every control point.
-  // Metres in float32 even under autocast: half precision would be centimetres off at 50 m.
-  const at::Tensor normalized =
-      (regression.to(torch::kFloat).view(sizes) + reference.to(torch::kFloat).unsqueeze(-2))
-          .sigmoid();
-  const BevRange& range = options_.pc_range;
-  const at::Tensor low = torch::tensor({range[0], range[1], range[2]}, normalized.options());
-  const at::Tensor size = torch::tensor(
-      {range[3] - range[0], range[4] - range[1], range[5] - range[2]}, normalized.options());
-  return (normalized * size + low).flatten(-2);
+  init_classification_prior(*cls_branches_);
 }
 
 HeadOutputs LcDeformableDetrHeadImpl::forward(const std::vector<at::Tensor>& levels,
@@ -234,8 +174,9 @@ HeadOutputs LcDeformableDetrHeadImpl::forward(const at::Tensor& bev_feats) {
   for (int64_t l = 0; l < options_.num_decoder_layers; ++l) {
     const at::Tensor states = decoded.inter_states[l];
     classes.push_back(run_branch(*cls_branches_[l]->as<torch::nn::ModuleList>(), states));
-    lanes.push_back(lanes_from_regression(
-        run_branch(*reg_branches_[l]->as<torch::nn::ModuleList>(), states), reference));
+    lanes.push_back(
+        lanes_from_regression(run_branch(*reg_branches_[l]->as<torch::nn::ModuleList>(), states),
+                              reference, options_.pc_range, 3));
   }
   HeadOutputs out;
   out.cls_scores = torch::stack(classes);

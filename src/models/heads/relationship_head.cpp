@@ -7,8 +7,8 @@
 
 namespace olv2 {
 
-Schema RelationshipHeadOptions::schema() {
-  Schema schema = typed_schema("RelationshipHead");
+Schema RelationshipHeadOptions::schema_for(const std::string& type) {
+  Schema schema = typed_schema(type);
   schema.required("in_channels_o1", Schema::integer())
       .optional("in_channels_o2", Schema::integer())
       .optional("shared_param", Schema::boolean())
@@ -68,8 +68,12 @@ RelationshipHeadImpl::RelationshipHeadImpl(const RelationshipHeadOptions& option
 }
 
 at::Tensor RelationshipHeadImpl::forward(const at::Tensor& o1_hs, const at::Tensor& o2_hs) {
-  const at::Tensor e1 = mlp_o1_(o1_hs[o1_hs.size(0) - 1]);  // [B, Q1, 128]
-  const at::Tensor e2 = mlp_o2_(o2_hs[o2_hs.size(0) - 1]);  // [B, Q2, 128]
+  return score_pairs(o1_hs[o1_hs.size(0) - 1], o2_hs[o2_hs.size(0) - 1]);
+}
+
+at::Tensor RelationshipHeadImpl::score_pairs(const at::Tensor& o1, const at::Tensor& o2) {
+  const at::Tensor e1 = mlp_o1_(o1);  // [B, Q1, 128]
+  const at::Tensor e2 = mlp_o2_(o2);  // [B, Q2, 128]
   const int64_t num_o1 = e1.size(1);
   const int64_t num_o2 = e2.size(1);
   // [B, Q1, Q2, 256]: first half the first object, second half the second.

@@ -8,8 +8,9 @@
 
 namespace olv2 {
 
-Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs) {
-  Schema schema = typed_schema(type);
+Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs,
+                                const std::vector<std::string>& aliases) {
+  Schema schema = typed_schema(type, aliases);
   schema.required("attn_cfgs", std::move(attn_cfgs))
       .optional("ffn_cfgs", FfnOptions::schema())
       .required(

@@ -47,6 +47,10 @@ struct DetectorOptions {
   virtual std::optional<PretrainedCheckpoint> pretrained_backbone() const = 0;
 };
 
+// `head` with `train_cfg: {assigner: ...}` added, as mmdet hands a detector's train_cfg to its
+// heads; the assigner keeps its place in the file for error messages.
+ConfigNode head_with_assigner(const ConfigNode& head, const ConfigNode& assigner);
+
 // The sum of all losses.
 at::Tensor total_loss(const LossMap& losses);
 

@@ -85,7 +85,6 @@ class TopologyDetectorImpl : public DetectorImpl {
   std::shared_ptr<RelationHeadImpl> lcte_head_;
 
  private:
-  std::vector<at::Tensor> extract_feat(const at::Tensor& images);
   void require_ground_truth(const Batch& batch) const;
 
   std::string name_;

@@ -20,6 +20,7 @@
 #include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lane_detection_transformer.h"
+#include "olv2/models/heads/lane_set_loss.h"
 #include "olv2/models/heads/object_head.h"
 
 namespace olv2 {
@@ -114,7 +115,7 @@ class LcDeformableDetrHeadImpl : public ObjectHeadImpl {
   const at::Tensor& code_weights() const { return code_weights_; }
 
  private:
-  at::Tensor lanes_from_regression(const at::Tensor& regression, const at::Tensor& reference) const;
+  LaneSetLossSettings loss_settings() const;
 
   LcDeformableDetrHeadOptions options_;
   std::shared_ptr<const Assigner> assigner_;  // built once from `options_.assigner`

@@ -5,6 +5,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
@@ -23,7 +24,9 @@ struct RelationshipHeadOptions : RelationHeadOptions {
   std::shared_ptr<const Loss> loss_rel = std::make_shared<FocalLoss>();  // of class scores
 
   // OpenLane-V2's `type: RelationshipHead`; in_channels_o2 defaults to in_channels_o1.
-  static Schema schema();
+  static Schema schema() { return schema_for("RelationshipHead"); }
+  // The same keys under another type name (TopoNet's `SingleLayerRelationshipHead`).
+  static Schema schema_for(const std::string& type);
   static RelationshipHeadOptions from_config(const ConfigNode& section);
   std::shared_ptr<RelationHeadImpl> build() const override;
 };
@@ -31,7 +34,8 @@ struct RelationshipHeadOptions : RelationHeadOptions {
 // OpenLane-V2 `RelationshipHead` (`lclc_head`, `lcte_head`): embeds each object of the last
 // decoder layer with `MLP_o1` / `MLP_o2` (in -> in -> in -> 128) and scores every ordered pair
 // with `classifier` (256 -> 256 -> 256 -> 1). The widths 128 and 256 are the original's
-// constants, whatever the input widths.
+// constants, whatever the input widths. TopoNet's `SingleLayerRelationshipHead` is the same
+// head applied to one layer's states (score_pairs), with the same loss.
 class RelationshipHeadImpl : public RelationHeadImpl {
  public:
   explicit RelationshipHeadImpl(const RelationshipHeadOptions& options);
@@ -39,6 +43,8 @@ class RelationshipHeadImpl : public RelationHeadImpl {
   // o1_hs [L, B, Q1, C1], o2_hs [L, B, Q2, C2] decoder states -> logits [B, Q1, Q2, 1] of the
   // last layer.
   at::Tensor forward(const at::Tensor& o1_hs, const at::Tensor& o2_hs) override;
+  // One layer: o1 [B, Q1, C1], o2 [B, Q2, C2] -> logits [B, Q1, Q2, 1].
+  at::Tensor score_pairs(const at::Tensor& o1, const at::Tensor& o2);
 
   // Sigmoid focal loss (plain mean over all pairs) of the logits against the GT adjacency
   // ([G1, G2] 0/1 per sample) carried to the matched queries by the last-layer assignment of

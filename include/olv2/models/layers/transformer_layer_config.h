@@ -15,8 +15,10 @@ namespace olv2 {
 // `operation_order`, `transformerlayers`, `num_layers`), shared by the BEV encoder and the
 // heads' encoders and decoders. Each model fixes the attentions and order its layers run.
 
-// A layer of `type` with its attentions (`attn_cfgs`: one dict or a list) and FFN.
-Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs);
+// A layer of `type` (or one of its `aliases`) with its attentions (`attn_cfgs`: one dict or a
+// list) and FFN.
+Schema transformer_layer_schema(const std::string& type, Schema attn_cfgs,
+                                const std::vector<std::string>& aliases = {});
 // `attn_cfgs`: one attention of any registered type (attention_registry.h), or a list of them.
 Schema attention_list_schema();
 // A sequence of `type`: num_layers copies of `layer`, plus the keys the BEV encoder adds.

@@ -1,0 +1,33 @@
+#include "olv2/models/detectors/multi_view_features.h"
+
+#include <torch/torch.h>
+
+#include "olv2/models/activation_checkpoint.h"
+
+namespace olv2 {
+
+std::vector<at::Tensor> multi_view_features(BackboneImpl& backbone, NeckImpl& neck,
+                                            const at::Tensor& images, bool checkpointed) {
+  const int64_t num_samples = images.size(0), num_cams = images.size(1);
+  const at::Tensor flat =
+      images.view({num_samples * num_cams, images.size(2), images.size(3), images.size(4)});
+  auto body = [&](const std::vector<at::Tensor>& in) {
+    const std::vector<at::Tensor> stages =
+        in_stage("olv2::stage::backbone", [&] { return backbone.forward(in[0]); });
+    return in_stage("olv2::stage::neck", [&] { return neck.forward(stages); });
+  };
+  std::vector<at::Tensor> levels;
+  if (checkpointed && torch::GradMode::is_enabled()) {
+    std::vector<at::Tensor> params = backbone.parameters();
+    for (const at::Tensor& p : neck.parameters()) params.push_back(p);
+    levels = checkpoint(body, {flat}, params);
+  } else {
+    levels = body({flat});
+  }
+  for (at::Tensor& level : levels) {
+    level = level.view({num_samples, num_cams, level.size(1), level.size(2), level.size(3)});
+  }
+  return levels;
+}
+
+}  // namespace olv2

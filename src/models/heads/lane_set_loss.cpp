@@ -1,0 +1,92 @@
+#include "olv2/models/heads/lane_set_loss.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+
+namespace olv2 {
+namespace {
+
+struct LaneSetTargets {
+  at::Tensor labels;       // [Q] int64, num_classes = background
+  at::Tensor reg_targets;  // [Q, R] metres, zero for negatives
+  at::Tensor reg_weights;  // [Q, R] one for positives
+  AssignResult assign;
+};
+
+LaneSetTargets lane_set_targets(const LaneSetLossSettings& settings, const at::Tensor& cls_scores,
+                                const at::Tensor& lanes, const at::Tensor& gt_lanes,
+                                const at::Tensor& gt_labels) {
+  const auto device = lanes.device();
+  const at::Tensor gt = gt_lanes.reshape({-1, settings.code_size}).to(device, torch::kFloat);
+  const at::Tensor labels_in = gt_labels.to(device, torch::kLong).reshape({-1});
+  LaneSetTargets t;
+  t.assign = assign_lane_set(settings, cls_scores.detach(), lanes.detach(), gt, labels_in);
+  const at::Tensor pos = t.assign.pos_inds.to(device);
+  const at::Tensor pos_gt_inds = t.assign.pos_assigned_gt_inds.to(device);
+  const int64_t num_queries = lanes.size(0);
+  t.labels = torch::full({num_queries}, settings.num_classes,
+                         torch::TensorOptions().dtype(torch::kLong).device(device));
+  t.labels.index_put_({pos}, labels_in.index_select(0, pos_gt_inds));
+  t.reg_targets = torch::zeros({num_queries, settings.code_size}, gt.options());
+  t.reg_targets.index_put_({pos}, gt.index_select(0, pos_gt_inds));
+  t.reg_weights = torch::zeros_like(t.reg_targets);
+  t.reg_weights.index_put_({pos}, 1.0);
+  return t;
+}
+
+double reduced(const std::function<double(double)>& reduce_mean, double value) {
+  return reduce_mean ? reduce_mean(value) : value;
+}
+
+}  // namespace
+
+AssignResult assign_lane_set(const LaneSetLossSettings& settings, const at::Tensor& cls_scores,
+                             const at::Tensor& lanes, const at::Tensor& gt_lanes,
+                             const at::Tensor& gt_labels) {
+  AssignInputs inputs;
+  inputs.predictions = lanes;
+  inputs.cls_logits = cls_scores;
+  inputs.targets = gt_lanes.reshape({-1, settings.code_size});
+  inputs.labels = gt_labels;
+  return settings.assigner->assign(inputs);
+}
+
+LaneSetLayerLosses lane_set_layer_losses(const LaneSetLossSettings& settings,
+                                         const at::Tensor& cls_scores, const at::Tensor& lanes,
+                                         const std::vector<at::Tensor>& gt_lanes,
+                                         const std::vector<at::Tensor>& gt_labels,
+                                         const std::function<double(double)>& reduce_mean) {
+  std::vector<at::Tensor> labels, reg_targets, reg_weights;
+  int64_t num_pos = 0;
+  LaneSetLayerLosses out;
+  for (int64_t b = 0; b < cls_scores.size(0); ++b) {
+    LaneSetTargets t =
+        lane_set_targets(settings, cls_scores[b], lanes[b], gt_lanes[b], gt_labels[b]);
+    num_pos += t.assign.pos_inds.numel();
+    labels.push_back(t.labels);
+    reg_targets.push_back(t.reg_targets);
+    reg_weights.push_back(t.reg_weights);
+    out.assign.push_back(std::move(t.assign));
+  }
+  // The DETR background weight is 0, so only positives normalise the classification loss.
+  double cls_avg_factor = static_cast<double>(num_pos);
+  if (settings.sync_cls_avg_factor) cls_avg_factor = reduced(reduce_mean, cls_avg_factor);
+  out.cls = settings.loss_cls->compute(cls_scores.reshape({-1, settings.num_classes}),
+                                       torch::cat(labels), {}, std::max(cls_avg_factor, 1.0));
+
+  const double reg_avg_factor = std::max(reduced(reduce_mean, static_cast<double>(num_pos)), 1.0);
+  // Rows whose target is not finite are left out: both sides zeroed, so they add nothing.
+  const at::Tensor targets = torch::cat(reg_targets);
+  const at::Tensor finite = targets.isfinite().all(-1, /*keepdim=*/true);
+  const at::Tensor preds = lanes.reshape({-1, settings.code_size});
+  const at::Tensor weights = torch::cat(reg_weights) * settings.code_weights.to(targets.device());
+  out.reg = settings.loss_bbox->compute(torch::where(finite, preds, torch::zeros_like(preds)),
+                                        torch::where(finite, targets, torch::zeros_like(targets)),
+                                        weights, reg_avg_factor);
+  out.cls = torch::nan_to_num(out.cls);
+  out.reg = torch::nan_to_num(out.reg);
+  return out;
+}
+
+}  // namespace olv2
