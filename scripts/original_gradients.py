@@ -171,16 +171,17 @@ def build_original_model():
     return model
 
 
-def compact(gradients):
-    """The golden form: small tensors whole, large ones as slice norms and a fixed sample."""
+def compact(gradients, whole_limit=WHOLE_LIMIT, sample_size=SAMPLE_SIZE):
+    """The golden form: tensors of at most whole_limit elements whole, larger ones as slice norms
+    and sample_size values at indices drawn from a fixed seed."""
     import torch
     out = {}
     generator = torch.Generator().manual_seed(SAMPLE_SEED)
     for name, grad in gradients.items():
-        if grad.numel() <= WHOLE_LIMIT:
+        if grad.numel() <= whole_limit:
             out[name] = grad
             continue
-        index = torch.randperm(grad.numel(), generator=generator)[:SAMPLE_SIZE].sort().values
+        index = torch.randperm(grad.numel(), generator=generator)[:sample_size].sort().values
         out[f'{name}@rows'] = grad.reshape(grad.shape[0], -1).norm(dim=1)
         out[f'{name}@index'] = index.to(torch.int32)
         out[f'{name}@sample'] = grad.reshape(-1)[index].clone()

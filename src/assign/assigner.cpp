@@ -32,6 +32,7 @@ const Registry<AssignerOptions>& assigner_registry() {
       {
           {"HungarianAssigner", AssignerRegistry::entry<HungarianAssignerOptions>()},
           {"LaneHungarianAssigner", AssignerRegistry::entry<LaneHungarianAssignerOptions>()},
+          {"LaneHungarianAssigner3D", AssignerRegistry::entry<LaneHungarianAssigner3DOptions>()},
       });
   return registry;
 }

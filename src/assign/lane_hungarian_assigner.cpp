@@ -26,6 +26,29 @@ LaneHungarianAssignerOptions LaneHungarianAssignerOptions::from_config(const Con
   return o;
 }
 
+Schema LaneHungarianAssigner3DOptions::schema() {
+  Schema assigner = typed_schema("LaneHungarianAssigner3D");
+  assigner.optional("cls_cost", match_cost_registry().schema())
+      .optional("reg_cost", match_cost_registry().schema())
+      .optional("normalize_gt", Schema::boolean())
+      .optional("pc_range", numbers_schema());
+  return assigner;
+}
+
+LaneHungarianAssigner3DOptions LaneHungarianAssigner3DOptions::from_config(
+    const ConfigNode& assigner) {
+  LaneHungarianAssigner3DOptions o;
+  const Registry<MatchCost>& costs = match_cost_registry();
+  o.cls_cost = read_for_kind(costs, assigner, "cls_cost", PredictionKind::kClassScores, o.cls_cost);
+  o.reg_cost = read_for_kind(costs, assigner, "reg_cost", PredictionKind::kLanePoints, o.reg_cost);
+  o.normalize = assigner.get<bool>("normalize_gt", o.normalize);
+  if (const ConfigNode* range = assigner.find("pc_range")) o.bev_range = fixed_numbers<6>(*range);
+  if (o.normalize && assigner.find("pc_range") == nullptr) {
+    throw input_error(assigner.where() + ": normalize_gt needs pc_range");
+  }
+  return o;
+}
+
 std::shared_ptr<const Assigner> LaneHungarianAssignerOptions::build() const {
   return std::make_shared<const LaneHungarianAssigner>(*this);
 }

@@ -4,6 +4,7 @@
 
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
+#include "olv2/models/detectors/toponet.h"
 #include "olv2/models/pretrained_checkpoint.h"
 
 namespace olv2 {
@@ -14,6 +15,7 @@ const Registry<DetectorOptions>& detector_registry() {
                                  {
                                      {"Baseline", Registry::entry<BaselineOptions>()},
                                      {"BaselineLarge", Registry::entry<BaselineLargeOptions>()},
+                                     {"TopoNet", Registry::entry<TopoNetOptions>()},
                                  });
   return registry;
 }

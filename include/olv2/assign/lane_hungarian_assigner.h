@@ -1,5 +1,6 @@
 #pragma once
-// OpenLane-V2's `LaneHungarianAssigner` for lane control points: its `assigner` options and cost.
+// OpenLane-V2's `LaneHungarianAssigner` for lane control points (and TopoNet's
+// `LaneHungarianAssigner3D`, the same matching): its `assigner` options and cost.
 #include <ATen/core/Tensor.h>
 
 #include <memory>
@@ -23,6 +24,13 @@ struct LaneHungarianAssignerOptions : AssignerOptions {
   static LaneHungarianAssignerOptions from_config(const ConfigNode& assigner);
   std::shared_ptr<const Assigner> build() const override;
   AssignedObjects objects() const override { return AssignedObjects::kLanes; }
+};
+
+// TopoNet's `type: LaneHungarianAssigner3D`: the same assigner under TopoNet's keys,
+// `normalize_gt` for `normalize` and `pc_range` for `bev_range`.
+struct LaneHungarianAssigner3DOptions : LaneHungarianAssignerOptions {
+  static Schema schema();
+  static LaneHungarianAssigner3DOptions from_config(const ConfigNode& assigner);
 };
 
 // OpenLane-V2 `LaneHungarianAssigner`: cost = class cost + regression cost between

@@ -17,6 +17,9 @@ struct ImageMeta {
   std::vector<std::array<int64_t, 3>> img_shape;          // per camera (H, W, C) after resize
   std::vector<std::array<int64_t, 3>> pad_shape;          // per camera (H, W, C) after padding
   std::array<float, 4> scale_factor{1.f, 1.f, 1.f, 1.f};  // (w, h, w, h) of the front resize
+  // Per camera (x, y): where the kept part of the raw image starts (TopoNet's front-view crop);
+  // empty when no camera is cropped.
+  std::vector<std::array<int64_t, 2>> crop_shape;
 };
 
 // One frame after the pipeline.

@@ -71,11 +71,18 @@ at::Tensor TemporalSelfAttentionImpl::forward(const at::Tensor& query, const at:
     throw runtime_error("TemporalSelfAttention: " + std::to_string(spatial_shapes.size()) +
                         " spatial shapes for " + std::to_string(levels) + " levels");
   }
-  // The first half of the offset input is the first value copy, i.e. the query itself.
-  const at::Tensor offset_input = torch::cat({query, query + query_pos}, -1);
-  // Original behaviour: value_proj is applied twice (spec §9 item 1). Both value copies are the
-  // query, so it is projected once and repeated.
-  const at::Tensor projected = value_proj_->forward(value_proj_->forward(query));
+  const bool toponet = options_.code == TemporalSelfAttentionCode::kTopoNet;
+  // The first half of the offset input: the plug-in's every other value copy (each sample's
+  // query); TopoNet's first `batch` copies, where copies 2k and 2k + 1 are sample k's query.
+  const at::Tensor first_half =
+      toponet ? query.index_select(
+                    0, torch::arange(batch, query.options().dtype(torch::kLong)).div(2, "floor"))
+              : query;
+  const at::Tensor offset_input = torch::cat({first_half, query + query_pos}, -1);
+  // Both value copies are the query, so it is projected once and repeated. Original behaviour:
+  // the plug-in applies value_proj twice (spec §9 item 1).
+  const at::Tensor projected =
+      toponet ? value_proj_->forward(query) : value_proj_->forward(value_proj_->forward(query));
   const at::Tensor value = projected.unsqueeze(1)
                                .expand({batch, queue, num_query, options_.embed_dims})
                                .reshape({batch * queue, num_query, heads, -1});

@@ -46,6 +46,7 @@ const Registry<ObjectHeadOptions>& traffic_element_head_registry() {
       {
           {"CustomDETRHead", Registry::entry<CustomDetrHeadOptions>()},
           {"TEDeformableDETRHead", Registry::entry<TeDeformableDetrHeadOptions>()},
+          {"CustomDeformableDETRHead", Registry::entry<TeDeformableDetrHeadOptions>()},
       });
   return registry;
 }

@@ -19,14 +19,15 @@ Schema TeDeformableDetrHeadOptions::schema() {
       transformer_layer_schema("BaseTransformerLayer", attention_list_schema()));
   Schema decoder = layer_sequence_schema(
       "DeformableDetrTransformerDecoder",
-      transformer_layer_schema("CustomDetrTransformerDecoderLayer", attention_list_schema()));
+      transformer_layer_schema("CustomDetrTransformerDecoderLayer", attention_list_schema(),
+                               {"DetrTransformerDecoderLayer"}));
   Schema transformer = typed_schema("DeformableDetrTransformer");
   transformer.required("encoder", encoder)
       .required("decoder", decoder)
       .optional("num_feature_levels", Schema::integer());
   Schema test_cfg = Schema::map();
   test_cfg.optional("max_per_img", Schema::integer());
-  Schema schema = typed_schema("TEDeformableDETRHead");
+  Schema schema = typed_schema("TEDeformableDETRHead", {"CustomDeformableDETRHead"});
   schema.required("num_query", Schema::integer())
       .required("num_classes", Schema::integer())
       .required("in_channels", Schema::integer())

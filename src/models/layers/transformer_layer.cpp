@@ -38,7 +38,11 @@ TransformerLayerImpl::TransformerLayerImpl(const TransformerLayerOptions& option
         attentions_->push_back(MultiScaleDeformableAttention(options.deformable));
       }
     } else if (operation == "ffn") {
-      ffns_->push_back(Ffn(options.ffn));
+      if (options.scene_graph_ffn) {
+        ffns_->push_back(SceneGraphFfn(*options.scene_graph_ffn));
+      } else {
+        ffns_->push_back(Ffn(options.ffn));
+      }
     } else if (operation == "norm") {
       norms_->push_back(torch::nn::LayerNorm(
           torch::nn::LayerNormOptions({norm_width(options)}).eps(options.norm_eps)));
@@ -61,7 +65,10 @@ void TransformerLayerImpl::set_dropout(double p) {
       deformable->set_dropout(p);
     }
   }
-  for (auto& ffn : *ffns_) ffn->as<Ffn>()->set_dropout(p);
+  for (auto& ffn : *ffns_) {
+    if (auto* plain = ffn->as<Ffn>()) plain->set_dropout(p);
+    if (auto* graph = ffn->as<SceneGraphFfn>()) graph->set_dropout(p);
+  }
 }
 
 torch::nn::ModuleList transformer_layers(const TransformerLayerOptions& layer, int64_t num_layers) {
@@ -98,7 +105,16 @@ at::Tensor TransformerLayerImpl::forward(at::Tensor query, const TransformerLaye
       const auto* norm = norms_[norm_index++]->as<torch::nn::LayerNorm>();
       query = compat::layer_norm(query, norm->weight, norm->bias, norm->options.eps());
     } else {
-      query = ffns_[ffn_index++]->as<Ffn>()->forward(query, pre_norm_ ? identity : none);
+      const auto& ffn = ffns_[ffn_index++];
+      const at::Tensor& residual = pre_norm_ ? identity : none;
+      if (auto* graph = ffn->as<SceneGraphFfn>()) {
+        if (in.scene_graph == nullptr) {
+          throw runtime_error("transformer layer: an FFN_SGNN needs the scene-graph inputs");
+        }
+        query = graph->forward(query, *in.scene_graph, residual);
+      } else {
+        query = ffn->as<Ffn>()->forward(query, residual);
+      }
     }
   }
   return query;

@@ -16,6 +16,16 @@
 
 namespace olv2 {
 
+// Which project's copy of BEVFormer's temporal self-attention runs; both name it
+// `TemporalSelfAttention` and their configs are alike, so the detector chooses.
+enum class TemporalSelfAttentionCode {
+  // OpenLane-V2's plug-in: the value projected twice; each sample's offsets from its own query.
+  kOpenLaneV2,
+  // TopoNet: the value projected once; the offsets of sample b from row b of the interleaved
+  // value copies, i.e. from the query of sample b / 2 (the same for a batch of one).
+  kTopoNet,
+};
+
 struct TemporalSelfAttentionOptions : AttentionOptions {
   int64_t embed_dims = 256;
   int64_t num_heads = 8;
@@ -23,6 +33,7 @@ struct TemporalSelfAttentionOptions : AttentionOptions {
   int64_t num_points = 4;
   int64_t num_bev_queue = 2;  // previous and current BEV; the original asserts 2
   double dropout = 0.1;       // on the output, before the residual sum
+  TemporalSelfAttentionCode code = TemporalSelfAttentionCode::kOpenLaneV2;
 
   // BEVFormer's `type: TemporalSelfAttention` as an `attn_cfgs` entry.
   static Schema schema();
@@ -32,8 +43,9 @@ struct TemporalSelfAttentionOptions : AttentionOptions {
 // BEVFormer's temporal self-attention as OpenLane-V2 runs it: without a previous BEV (the only
 // path the original takes, spec §2.2), the value is two copies of the BEV queries, each copy
 // gets its own offsets and weights from concat(query, query + query_pos), and the two sampled
-// results are averaged. Batch-first; returns query + Dropout(output_proj(averaged)).
-// Parameters `sampling_offsets`, `attention_weights`, `value_proj`, `output_proj`.
+// results are averaged (with TopoNet's differences, see TemporalSelfAttentionCode). Batch-first;
+// returns query + Dropout(output_proj(averaged)). Parameters `sampling_offsets`,
+// `attention_weights`, `value_proj`, `output_proj`.
 class TemporalSelfAttentionImpl : public torch::nn::Module {
  public:
   explicit TemporalSelfAttentionImpl(const TemporalSelfAttentionOptions& options);

@@ -69,7 +69,9 @@ struct TeDeformableDetrHeadOptions : ObjectHeadOptions {
 
   // OpenLane-V2's `type: TEDeformableDETRHead` with its DeformableDetrTransformer (encoder of
   // MultiScaleDeformableAttention layers, decoder of MultiheadAttention + deformable attention
-  // layers, every layer's FFN alike) and SinePositionalEncoding.
+  // layers, every layer's FFN alike) and SinePositionalEncoding. TopoNet's copy of the head,
+  // `CustomDeformableDETRHead` (its decoder layers mmdet's `DetrTransformerDecoderLayer`),
+  // computes the same; only its box decoding differs, which TopoNet's detector does.
   static Schema schema();
   static TeDeformableDetrHeadOptions from_config(const ConfigNode& section);
   std::shared_ptr<ObjectHeadImpl> build() const override;

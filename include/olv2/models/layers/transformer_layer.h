@@ -6,12 +6,14 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/pimpl.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "olv2/models/layers/ffn.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/multihead_attention.h"
+#include "olv2/models/layers/scene_graph_ffn.h"
 #include "olv2/models/ops/ms_deform_attn.h"
 
 namespace olv2 {
@@ -26,6 +28,8 @@ struct TransformerLayerOptions {
   MultiheadAttentionOptions multihead;              // every multi-head attention of the layer
   MultiScaleDeformableAttentionOptions deformable;  // every deformable attention of the layer
   FfnOptions ffn;
+  // When set, the layer's FFNs are TopoNet's FFN_SGNN instead (`ffn` unused).
+  std::optional<SceneGraphFfnOptions> scene_graph_ffn;
   // Any sequence of "self_attn", "cross_attn", "norm", "ffn"; a leading "norm" means pre-norm.
   std::vector<std::string> operation_order = {"self_attn", "norm", "ffn", "norm"};
   double norm_eps = 1e-5;
@@ -41,10 +45,12 @@ struct TransformerLayerInputs {
   at::Tensor key_padding_mask;                    // cross-attention
   at::Tensor reference_points;                    // deformable attention
   const SpatialShapes* spatial_shapes = nullptr;  // deformable attention
+  const SceneGraphInputs* scene_graph = nullptr;  // FFN_SGNN
 };
 
 // mmcv `BaseTransformerLayer`, which DETR's encoder and decoder layers, mmdet's Deformable-DETR
-// encoder layer and OpenLane-V2's `CustomDetrTransformerDecoderLayer` all are: runs
+// encoder layer, OpenLane-V2's `CustomDetrTransformerDecoderLayer` and TopoNet's
+// `SGNNDecoderLayer` (whose FFN is an FFN_SGNN) all are: runs
 // `operation_order` over sequence-first tensors (query [Q, B, E], key and value [S, B, E]).
 // Submodules `attentions.i`, `ffns.i`, `norms.i` in the order they appear; the norms are as wide
 // as the first attention. A self-attention attends to the query with `query_pos` and

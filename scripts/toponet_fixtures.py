@@ -1,0 +1,529 @@
+#!/usr/bin/python3
+"""Golden fixtures of the ORIGINAL TopoNet, for comparison with our port.
+
+Runs TopoNet (OpenDriveLab/TopoNet, `projects/` at commit 0436764, the reference archive beside
+this checkout) on the original baseline's stack (mmcv 1.5.2, mmdet 2.25.0, mmdet3d 1.0.0rc6,
+Debian's torch 1.13), CPU, fp32, and writes the files tests/data/toponet/README.md describes
+into --dir (default tests/data/toponet). One command a process:
+
+  shapes A|B        state_dict_shapes_subset_{A,B}.json: {name: shape} of the full model of that
+                    subset's config, unchanged but for the pretrained-weights init_cfg
+  inputs            inputs.pt: the extra inputs TopoNet needs, derived from the two frames of
+                    tests/data/gradients/two_frames.pt (README: "Input")
+  probe             formula_probe.pt: a few entries of the weight formula (README: "Weights"),
+                    for a test of another implementation of it
+  train one_frame|batch_two
+                    one training step (train mode, every dropout 0) on frame 0, or on both
+                    frames in one batch: <case>_outputs.pt (module outputs and matchings),
+                    <case>_losses.json, <case>_gradients.pt (the compact form of
+                    original_gradients.py --golden, with smaller limits)
+  test              test_outputs.pt: forward_test of frame 0, eval mode, a fresh model
+
+train and test read inputs.pt from --dir and take the weights as a reader of these files does:
+the entries shared with the baseline_large fixture (img_backbone, img_neck, bev_constructor) from
+it, every other one from the weight formula.
+
+Environment: OLV2_REFERENCE_DIR, OLV2_ORIGINAL_DIR, OLV2_FIXTURES as for original_gradients.py;
+OLV2_TOPONET_SOURCES (the archive; default ../shared/reference/toponet/sources.tar.xz beside this
+checkout); OLV2_TOPONET_DIR (where it is extracted when not already; default /tmp/olv2-toponet).
+"""
+import argparse
+import copy
+import itertools
+import json
+import math
+import os
+import platform
+import re
+import sys
+import tarfile
+
+from original_gradients import FIXTURES, ORIGINAL, REFERENCE, ROOT, compact
+
+TOPONET_COMMIT = '0436764'
+TOPONET_SOURCES = os.environ.get(
+    'OLV2_TOPONET_SOURCES',
+    os.path.join(ROOT, '..', 'shared', 'reference', 'toponet', 'sources.tar.xz'))
+TOPONET_DIR = os.environ.get('OLV2_TOPONET_DIR', '/tmp/olv2-toponet')
+CONFIG = 'TopoNet/projects/configs/toponet_r50_8x1_24e_olv2_subset_{}.py'
+TWO_FRAMES = os.path.join(ROOT, 'tests', 'data', 'gradients', 'two_frames.pt')
+CASES = {'one_frame': [0], 'batch_two': [0, 1]}
+# Taken from the baseline_large fixture; the weight formula gives every other entry.
+SHARED_PREFIXES = ('img_backbone.', 'img_neck.', 'bev_constructor.')
+WEIGHTS_RULE = 'formula v1'
+# Entries the formula leaves as built: a non-trainable constant (integer buffers are kept too).
+FORMULA_KEEPS = ('pts_bbox_head.code_weights',)
+# The formula entries that are nn.LayerNorm weights (checked against the modules).
+LAYER_NORM_WEIGHT = re.compile(
+    r'(bbox_head|pts_bbox_head)\.transformer\.(encoder|decoder)\.layers\.[0-9]+\.norms\.[0-9]+'
+    r'\.weight|pts_bbox_head\.cls_branches\.[0-9]+\.[14]\.weight')
+FNV_OFFSET, FNV_PRIME = 0xcbf29ce484222325, 0x100000001b3
+FORMULA_MULTIPLIER, FORMULA_MODULUS = 1103515245, 2147483648
+PROBE = ('bbox_head.reg_branches.0.4.weight', 'bbox_head.query_embedding.weight',
+         'bbox_head.cls_branches.0.bias', 'pts_bbox_head.cls_branches.0.1.weight',
+         'pts_bbox_head.transformer.decoder.layers.0.ffns.0.lcte_gnn_layer.weight')
+PROBE_LIMIT = 4096  # a larger probe entry keeps its first 64 values, as <name>@first64
+GRADIENT_WHOLE_LIMIT, GRADIENT_SAMPLE_SIZE = 1024, 256
+GT_KEYS = ('gt_lanes_3d', 'gt_lane_labels_3d', 'gt_lane_adj', 'gt_lane_lcte_adj', 'gt_bboxes',
+           'gt_labels')
+LANE_POINTS = 11
+FRONT_CROP = (0, 20)  # crop_shape of camera 0: (x, y) offset the TE head adds back at test time
+TE_OUTPUTS = ('all_cls_scores', 'all_bbox_preds', 'history_states')
+LANE_OUTPUTS = ('all_cls_scores', 'all_lanes_preds', 'all_lclc_preds', 'all_lcte_preds',
+                'history_states')
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--dir', default=os.path.join(ROOT, 'tests', 'data', 'toponet'),
+                    help='the fixture folder: read (inputs.pt) and written')
+    ap.add_argument('--threads', type=int, default=1)
+    commands = ap.add_subparsers(dest='command', required=True)
+    commands.add_parser('shapes').add_argument('subset', choices=['A', 'B'])
+    commands.add_parser('inputs')
+    commands.add_parser('probe')
+    commands.add_parser('train').add_argument('case', choices=sorted(CASES))
+    commands.add_parser('test')
+    return ap.parse_args()
+
+
+def toponet_root():
+    """The extracted archive (a folder holding TopoNet/), extracted first when missing."""
+    marker = os.path.join(TOPONET_DIR, '.extracted')
+    if not os.path.isfile(marker):
+        os.makedirs(TOPONET_DIR, exist_ok=True)
+        with tarfile.open(TOPONET_SOURCES) as archive:
+            archive.extractall(TOPONET_DIR)
+        open(marker, 'w').close()
+    return TOPONET_DIR
+
+
+def import_original():
+    paths = [os.path.join(REFERENCE, 'stubs'), os.path.join(ORIGINAL, 'mmcv'),
+             os.path.join(ORIGINAL, 'mmdetection'), os.path.join(ORIGINAL, 'mmdetection3d'),
+             os.path.join(toponet_root(), 'TopoNet'), os.path.join(ORIGINAL, 'OpenLane-V2')]
+    for path in reversed(paths):
+        if not os.path.isdir(path):
+            sys.exit(f'{path}: missing; run {REFERENCE}/setup.sh first')
+        sys.path.insert(0, path)
+    import orig_stubs
+    orig_stubs.install()
+    import projects.bevformer  # noqa: F401  (registers the BEVFormer modules)
+    import projects.toponet  # noqa: F401  (registers TopoNet and its parts)
+
+
+def load_config(subset):
+    from mmcv import Config
+    cfg = Config.fromfile(os.path.join(toponet_root(), CONFIG.format(subset)),
+                          import_custom_modules=False)
+    cfg.model.img_backbone.init_cfg = None
+    return cfg
+
+
+def reduce_model_cfg(model):
+    """Subset A at the sizes of the baseline_large fixture (README: "Reduced model")."""
+    dim, ffn_dim, pos_dim, bev_h, bev_w, num_query = 64, 128, 32, 25, 50, 20
+    ffn = dict(embed_dims=dim, feedforward_channels=ffn_dim)
+    model.img_backbone.update(depth=18, base_channels=32)
+    model.img_neck.update(in_channels=[64, 128, 256], out_channels=dim)
+
+    bev = model.bev_constructor
+    bev.update(embed_dims=dim, bev_h=bev_h, bev_w=bev_w, rotate_center=[bev_h // 2, bev_w // 2])
+    bev.encoder.num_layers = 2
+    bev_layer = bev.encoder.transformerlayers
+    temporal, spatial = bev_layer.attn_cfgs
+    temporal.embed_dims = dim
+    spatial.embed_dims = dim
+    spatial.deformable_attention.embed_dims = dim
+    bev_layer.ffn_cfgs[0].update(ffn)
+    bev.positional_encoding.update(num_feats=pos_dim, row_num_embed=bev_h, col_num_embed=bev_w)
+
+    te = model.bbox_head
+    te.update(num_query=num_query, in_channels=dim)
+    te.test_cfg.max_per_img = num_query
+    te.transformer.encoder.num_layers = 1
+    te_encoder_layer = te.transformer.encoder.transformerlayers
+    te_encoder_layer.attn_cfgs.embed_dims = dim
+    te_encoder_layer.ffn_cfgs[0].update(ffn)
+    te_decoder_layer = te.transformer.decoder.transformerlayers
+    for attention in te_decoder_layer.attn_cfgs:
+        attention.embed_dims = dim
+    te_decoder_layer.feedforward_channels = ffn_dim
+    # The config leaves this FFN's width to mmcv's default ffn_cfgs (embed_dims 256).
+    te_decoder_layer.ffn_cfgs = dict(type='FFN', embed_dims=dim)
+    te.positional_encoding.num_feats = pos_dim
+
+    lane = model.lane_head
+    lane.update(num_query=num_query, in_channels=dim, bev_h=bev_h, bev_w=bev_w)
+    lane.transformer.embed_dims = dim
+    lane_layer = lane.transformer.decoder.transformerlayers
+    for attention in lane_layer.attn_cfgs:
+        attention.embed_dims = dim
+    lane_layer.ffn_cfgs.update(ffn)
+    for relation in (lane.lclc_head, lane.lcte_head):
+        relation.update(in_channels_o1=dim, in_channels_o2=dim)
+
+
+def plain(value):
+    """A config as JSON values (tuples as lists)."""
+    return json.loads(json.dumps(value.to_dict() if hasattr(value, 'to_dict') else value))
+
+
+def fixture_model_cfg():
+    """The reduced model's config; its backbone, neck and BEV constructor must be
+    baseline_large's, whose weights they take."""
+    cfg = load_config('A')
+    reduce_model_cfg(cfg.model)
+    large = json.load(open(os.path.join(FIXTURES, 'baseline_large_losses.json')))['model_cfg']
+    large_parts = ('img_backbone', 'img_neck', 'bev_constructor')
+    ours = plain({part: cfg.model[part] for part in large_parts})
+    # TopoNet's config writes its FFN config with a trailing comma: a one-element tuple, which
+    # mmcv builds as the dict itself.
+    bev_layer = ours['bev_constructor']['encoder']['transformerlayers']
+    bev_layer['ffn_cfgs'], = bev_layer['ffn_cfgs']
+    for part in large_parts:
+        if ours[part] != large[part]:
+            sys.exit(f'model_cfg.{part} differs from the baseline_large fixture\'s:\n'
+                     f'{ours[part]}\n{large[part]}')
+    return cfg
+
+
+def build(cfg):
+    """The detector of cfg; cfg.model itself stays as written (TopoNet adds train_cfg to the
+    head configs it is given)."""
+    from mmdet3d.models import build_model
+    return build_model(copy.deepcopy(cfg.model), train_cfg=cfg.get('train_cfg'),
+                       test_cfg=cfg.get('test_cfg'))
+
+
+def build_reduced():
+    """The reduced model's config and a model built from it, with its own initial weights."""
+    cfg = fixture_model_cfg()
+    model = build(cfg)
+    sizes = {m.embed_dims for m in model.modules() if hasattr(m, 'embed_dims')}
+    if sizes != {64}:
+        sys.exit(f'embed_dims of the reduced model\'s modules: {sorted(sizes)}, expected 64 only')
+    return cfg, model
+
+
+def fnv1a64(text):
+    """64-bit FNV-1a of the UTF-8 bytes of text."""
+    h = FNV_OFFSET
+    for byte in text.encode('utf-8'):
+        h = ((h ^ byte) * FNV_PRIME) % 2 ** 64
+    return h
+
+
+def formula_tensor(name, shape, layer_norm_weight):
+    """The formula's value of entry `name` (README: "Weights"): uniform in [-scale, scale), or
+    in [0.9, 1.1) for a LayerNorm weight, from integer and IEEE-double arithmetic only."""
+    import torch
+    b = fnv1a64(name) % FORMULA_MODULUS
+    k = torch.arange(math.prod(shape), dtype=torch.int64)
+    u = ((k * FORMULA_MULTIPLIER + b) % FORMULA_MODULUS).to(torch.float64) / float(FORMULA_MODULUS)
+    if layer_norm_weight:
+        values = 1.0 + (2.0 * u - 1.0) * 0.1
+    else:
+        scale = 1.0 / math.sqrt(shape[-1]) if len(shape) >= 2 else 0.1
+        values = (2.0 * u - 1.0) * scale
+    return values.to(torch.float32).reshape(shape)
+
+
+def formula_weights(model):
+    """{name: formula tensor} for every state-dict entry of model but the shared ones, the kept
+    constants and integer buffers, in state-dict order. Checks LAYER_NORM_WEIGHT against the
+    model's nn.LayerNorm modules."""
+    import torch
+    entries = {name: t for name, t in model.state_dict().items()
+               if not name.startswith(SHARED_PREFIXES) and name not in FORMULA_KEEPS
+               and t.is_floating_point()}
+    layer_norm = {f'{name}.weight' for name, m in model.named_modules()
+                  if isinstance(m, torch.nn.LayerNorm)} & entries.keys()
+    by_name = {name for name in entries if LAYER_NORM_WEIGHT.fullmatch(name)}
+    if by_name != layer_norm:
+        sys.exit(f'LAYER_NORM_WEIGHT matches {sorted(by_name - layer_norm)} beyond the '
+                 f'LayerNorm weights and misses {sorted(layer_norm - by_name)}')
+    return {name: formula_tensor(name, list(t.shape), name in layer_norm)
+            for name, t in entries.items()}
+
+
+def formula_checksum(weights):
+    """The float64 sums of the formula tensors, added in state-dict order."""
+    import torch
+    return sum(t.to(torch.float64).sum().item() for t in weights.values())
+
+
+def build_fixture_model():
+    """The reduced model with the fixture weights: baseline_large's shared entries, the formula
+    for the others. Returns the config, the model and the formula weights."""
+    import torch
+    cfg, model = build_reduced()
+    own = model.state_dict()
+    shared = torch.load(os.path.join(FIXTURES, 'baseline_large_state_dict.pt'))
+    taken = [k for k in own if k.startswith(SHARED_PREFIXES)]
+    wrong = [f'{k}: missing' if k not in shared else f'{k}: {list(shared[k].shape)} there, '
+             f'{list(own[k].shape)} here' for k in taken
+             if k not in shared or shared[k].shape != own[k].shape]
+    if wrong:
+        sys.exit('the baseline_large fixture does not fit:\n' + '\n'.join(wrong))
+    formula = formula_weights(model)
+    weights = dict(own)
+    weights.update({k: shared[k] for k in taken})
+    weights.update(formula)
+    model.load_state_dict(weights, strict=True)
+    loaded = model.state_dict()
+    differ = [k for k, v in formula.items() if not torch.equal(loaded[k], v)]
+    if differ:
+        sys.exit(f'the model does not hold the formula weights: {differ}')
+    return cfg, model, formula
+
+
+def write_shapes(directory, subset):
+    model = build(load_config(subset))
+    shapes = {name: list(t.shape) for name, t in model.state_dict().items()}
+    path = os.path.join(directory, f'state_dict_shapes_subset_{subset}.json')
+    with open(path, 'w') as f:
+        f.write('{\n' + ',\n'.join(f'{json.dumps(k)}: {json.dumps(v)}' for k, v in shapes.items())
+                + '\n}\n')
+    print(f'subset {subset}: {len(shapes)} state-dict entries', file=sys.stderr)
+
+
+def bezier_points(control, n_points=LANE_POINTS):
+    """[n, 5 * 3] control points of a degree-4 Bezier -> [n, n_points * 3] points at
+    t = i / (n_points - 1): P(t) = sum_j C(4, j) (1 - t)^(4 - j) t^j P_j, the basis in
+    float64, the product in float32 (as the OpenLane-V2 devkit turns Bezier lanes into points)."""
+    import torch
+    control = control.view(control.shape[0], -1, 3)
+    degree = control.shape[1] - 1
+    t = torch.arange(n_points, dtype=torch.float64) / (n_points - 1)
+    basis = torch.stack([math.comb(degree, j) * (1 - t) ** (degree - j) * t ** j
+                         for j in range(degree + 1)], dim=1)
+    points = torch.einsum('ij,njk->nik', basis.to(torch.float32), control)
+    return points.reshape(control.shape[0], n_points * 3).contiguous()
+
+
+def z_rotation(yaw):
+    import torch
+    c, s = math.cos(yaw), math.sin(yaw)
+    return torch.tensor([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], dtype=torch.float64)
+
+
+def write_inputs(directory):
+    import torch
+    frames = torch.load(TWO_FRAMES)
+    count = frames['img'].shape[0]
+    out = {}
+    for b in range(count):
+        lanes = bezier_points(frames[f'gt_lc.{b}'])
+        out[f'gt_lanes_3d.{b}'] = lanes
+        out[f'gt_lane_labels_3d.{b}'] = torch.zeros(lanes.shape[0], dtype=torch.int64)
+        out[f'gt_lane_adj.{b}'] = frames[f'gt_topology_lclc.{b}'].to(torch.float32)
+        out[f'gt_lane_lcte_adj.{b}'] = frames[f'gt_topology_lcte.{b}'].to(torch.float32)
+        out[f'gt_bboxes.{b}'] = frames[f'gt_te.{b}'].clone()
+        out[f'gt_labels.{b}'] = frames[f'gt_te_labels.{b}'].clone()
+    crop_shape = torch.zeros(count, frames['img'].shape[1], 2, dtype=torch.int64)
+    crop_shape[:, 0] = torch.tensor(FRONT_CROP)
+    out['crop_shape'] = crop_shape
+    out['lidar2global_rotation'] = torch.stack(
+        [z_rotation(float(frames['can_bus'][b, 16])) for b in range(count)])
+    torch.save(out, os.path.join(directory, 'inputs.pt'))
+
+
+def write_probe(directory):
+    """formula_probe.pt: a few formula entries of different kinds, whole, or the first 64
+    values of a large one."""
+    import torch
+    _, model = build_reduced()
+    formula = formula_weights(model)
+    probe = {}
+    for name in PROBE:
+        values = formula[name]
+        if values.numel() <= PROBE_LIMIT:
+            probe[name] = values
+        else:
+            probe[f'{name}@first64'] = values.reshape(-1)[:64].clone()
+    torch.save(probe, os.path.join(directory, 'formula_probe.pt'))
+    print(f'formula: {len(formula)} entries, checksum {formula_checksum(formula)!r}',
+          file=sys.stderr)
+
+
+def meta(frames, extra, b):
+    """img_metas entry of frame b, as TopoNet's pipeline hands it to the model."""
+    import numpy as np
+    return {
+        'lidar2img': [m.numpy() for m in frames['lidar2img'][b]],
+        'img_shape': [tuple(int(v) for v in s) for s in frames['img_shape'][b]],
+        'pad_shape': [tuple(int(v) for v in s) for s in frames['pad_shape'][b]],
+        'scale_factor': frames['scale_factor'][b].numpy().astype(np.float32),
+        'crop_shape': [s.numpy() for s in extra['crop_shape'][b]],
+        # A copy: forward_test edits can_bus in place.
+        'can_bus': frames['can_bus'][b].numpy().copy(),
+        'lidar2global_rotation': extra['lidar2global_rotation'][b].numpy(),
+        'scene_token': f'frame{b}',
+        'sample_idx': str(b),
+    }
+
+
+def data_batch(frames, extra, selected):
+    """train_step's input: img [B, queue 1, cams, 3, H, W], img_metas [[meta]] per sample."""
+    batch = {key: [extra[f'{key}.{b}'] for b in selected] for key in GT_KEYS}
+    batch['img'] = frames['img'][selected].unsqueeze(1).clone()
+    batch['img_metas'] = [[meta(frames, extra, b)] for b in selected]
+    return batch
+
+
+def zero_dropout(model):
+    import torch
+    counts = {'Dropout': 0, 'MultiheadAttention': 0}
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+            counts['Dropout'] += 1
+        elif isinstance(module, torch.nn.MultiheadAttention):
+            module.dropout = 0.0
+            counts['MultiheadAttention'] += 1
+    return counts
+
+
+def record_outputs(model, out):
+    """Fills out with the module outputs and matchings of the next forward_train."""
+    def keep(prefix, keys):
+        def hook(module, inputs, result):
+            for key in keys:
+                out[f'{prefix}.{key}'] = result[key].detach().clone()
+        return hook
+
+    def keep_bev(module, inputs, result):
+        out['bev'] = result.detach().clone()
+
+    model.bev_constructor.register_forward_hook(keep_bev)
+    model.bbox_head.register_forward_hook(keep('te', TE_OUTPUTS))
+    model.pts_bbox_head.register_forward_hook(keep('lane', LANE_OUTPUTS))
+    record_matchings(model.bbox_head, 'assign.te', out)
+    record_matchings(model.pts_bbox_head, 'assign.lane', out)
+
+
+def record_matchings(head, prefix, out):
+    """The head's loss calls get_targets once per decoder layer, in order; its last result
+    holds the matching per sample."""
+    get_targets = head.get_targets
+    layers = itertools.count()
+
+    def recording(*args, **kwargs):
+        targets = get_targets(*args, **kwargs)
+        layer, matching = next(layers), targets[-1]
+        for b, (pos, gt) in enumerate(zip(matching['pos_inds'], matching['pos_assigned_gt_inds'])):
+            out[f'{prefix}.{layer}.{b}.pos_inds'] = pos.long().clone()
+            out[f'{prefix}.{layer}.{b}.pos_assigned_gt_inds'] = gt.long().clone()
+        return targets
+
+    head.get_targets = recording
+
+
+def versions():
+    import mmcv
+    import mmdet
+    import mmdet3d
+    import numpy
+    import scipy
+    import torch
+    return {'python': platform.python_version(), 'torch': torch.__version__,
+            'numpy': numpy.__version__, 'scipy': scipy.__version__, 'mmcv': mmcv.__version__,
+            'mmdet': mmdet.__version__, 'mmdet3d': mmdet3d.__version__,
+            'toponet': f'projects/ at commit {TOPONET_COMMIT}'}
+
+
+def run_train(directory, case):
+    import torch
+    frames = torch.load(TWO_FRAMES)
+    extra = torch.load(os.path.join(directory, 'inputs.pt'))
+    cfg, model, formula = build_fixture_model()
+    model.train()
+    dropout = zero_dropout(model)
+    outputs = {}
+    record_outputs(model, outputs)
+
+    step = model.train_step(data_batch(frames, extra, CASES[case]), None)
+    step['loss'].backward()
+
+    gradients, without = {}, []
+    for name, param in model.named_parameters():
+        if param.grad is None:
+            without.append(name)
+        else:
+            gradients[name] = param.grad.detach().clone()
+    zero = [name for name, grad in gradients.items() if not grad.any()]
+    print(f'parameters without a gradient: {without}\nzero gradients: {zero}', file=sys.stderr)
+    log_vars = step['log_vars']
+    losses = {k: v for k, v in log_vars.items() if k != 'loss'}
+    record = {
+        'case': case, 'frames': CASES[case], 'losses': losses, 'total_loss': log_vars['loss'],
+        'num_loss_terms': len(losses), 'dropout_modules_zeroed': dropout,
+        'params_without_grad': without, 'params_zero_grad': zero,
+        'weights_rule': WEIGHTS_RULE, 'formula_entries': len(formula),
+        'formula_checksum': formula_checksum(formula),
+        'gradients_whole_limit': GRADIENT_WHOLE_LIMIT,
+        'gradients_sample_size': GRADIENT_SAMPLE_SIZE, 'threads': torch.get_num_threads(),
+        'versions': versions(), 'model_cfg': plain(cfg.model)}
+    with open(os.path.join(directory, f'{case}_losses.json'), 'w') as f:
+        json.dump(record, f, indent=1)
+        f.write('\n')
+    torch.save(outputs, os.path.join(directory, f'{case}_outputs.pt'))
+    torch.save(compact(gradients, GRADIENT_WHOLE_LIMIT, GRADIENT_SAMPLE_SIZE),
+               os.path.join(directory, f'{case}_gradients.pt'))
+    print(f'{case}: {len(losses)} loss terms, total {log_vars["loss"]}, dropout zeroed {dropout}',
+          file=sys.stderr)
+
+
+def run_test(directory):
+    import torch
+    frames = torch.load(TWO_FRAMES)
+    extra = torch.load(os.path.join(directory, 'inputs.pt'))
+    _, model, _ = build_fixture_model()
+    model.eval()
+    received = {}
+    simple_test = model.simple_test
+
+    def recording(img_metas, img=None, **kwargs):
+        received['can_bus'] = torch.from_numpy(img_metas[0]['can_bus'].copy())
+        return simple_test(img_metas, img, **kwargs)
+
+    model.simple_test = recording
+    with torch.no_grad():
+        result = model.forward_test(img_metas=[meta(frames, extra, 0)],
+                                    img=frames['img'][:1].clone(), rescale=False)[0]
+    boxes, box_scores, box_labels = result['bbox_results']
+    lanes, lane_scores, lane_labels = result['lane_results']
+    out = {
+        'test.bbox.boxes': boxes, 'test.bbox.scores': box_scores, 'test.bbox.labels': box_labels,
+        'test.lane.lanes': lanes, 'test.lane.scores': lane_scores,
+        'test.lane.labels': lane_labels, 'test.lclc': result['lclc_results'],
+        'test.lcte': result['lcte_results']}
+    out = {k: torch.from_numpy(v.copy()) for k, v in out.items()}
+    out['test.bev'] = model.prev_frame_info['prev_bev'].clone()
+    out['test.can_bus'] = received['can_bus']
+    torch.save(out, os.path.join(directory, 'test_outputs.pt'))
+
+
+def main():
+    args = parse_args()
+    import torch
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.dir, exist_ok=True)
+    if args.command == 'inputs':
+        write_inputs(args.dir)
+        return
+    import_original()
+    if args.command == 'shapes':
+        write_shapes(args.dir, args.subset)
+    elif args.command == 'probe':
+        write_probe(args.dir)
+    elif args.command == 'train':
+        run_train(args.dir, args.case)
+    else:
+        run_test(args.dir)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,210 @@
+#include "olv2/models/detectors/toponet.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "olv2/assign/assigner.h"
+#include "olv2/config/section_readers.h"
+#include "olv2/models/backbones/resnet.h"
+#include "olv2/models/detectors/multi_view_features.h"
+#include "olv2/models/detectors/toponet_predictions.h"
+#include "olv2/models/heads/te_deformable_detr_head.h"
+#include "olv2/models/necks/fpn.h"
+#include "olv2/util/autocast_guard.h"
+#include "olv2/util/collective.h"
+#include "olv2/util/error.h"
+
+namespace olv2 {
+
+namespace {
+
+const std::vector<std::string> kCheckpointableStages{"extract_feat", "bev_constructor"};
+
+BevFormerConstructerOptions toponet_bev_constructor(BevFormerConstructerOptions options) {
+  options.encoder.layer.self_attention.code = TemporalSelfAttentionCode::kTopoNet;
+  return options;
+}
+
+std::pair<int64_t, int64_t> front_image_hw(const std::array<int64_t, 3>& shape) {
+  return {shape[0], shape[1]};
+}
+
+}  // namespace
+
+TopoNetOptions::TopoNetOptions()
+    : img_backbone(std::make_shared<ResNetOptions>()),
+      img_neck(std::make_shared<FpnOptions>()),
+      bev_constructor(toponet_bev_constructor({})),
+      bbox_head(std::make_shared<TeDeformableDetrHeadOptions>()) {}
+
+Schema TopoNetOptions::schema() {
+  Schema head_train_cfg = Schema::map();
+  head_train_cfg.required("assigner", assigner_registry().schema());
+  Schema train_cfg = Schema::map();
+  train_cfg.required("bbox", head_train_cfg).required("lane", head_train_cfg);
+  Schema schema = typed_schema("TopoNet");
+  schema.optional("video_test_mode", Schema::boolean())
+      .required("img_backbone", backbone_registry().schema())
+      .required("img_neck", neck_registry().schema())
+      .required("bev_constructor", BevFormerConstructerOptions::schema())
+      .required("bbox_head", traffic_element_head_registry().schema())
+      .required("lane_head", TopoNetHeadOptions::schema())
+      .required("train_cfg", train_cfg)
+      .optional("test_cfg", Schema::open_map().nullable())
+      .optional("pretrained", Schema::string().nullable())
+      .optional("checkpoint", checkpoint_stages_schema(kCheckpointableStages));
+  return schema;
+}
+
+TopoNetOptions TopoNetOptions::from_config(const ConfigNode& model) {
+  validate_config(model, schema());
+  require_flag(model, "video_test_mode", false,
+               "TopoNet trains and tests on single frames, without a previous BEV");
+  TopoNetOptions o;
+  o.img_backbone = backbone_registry().read(model.at("img_backbone"));
+  o.img_neck = neck_registry().read(model.at("img_neck"));
+  o.bev_constructor = toponet_bev_constructor(
+      BevFormerConstructerOptions::from_config(model.at("bev_constructor")));
+  const ConfigNode& train_cfg = model.at("train_cfg");
+  o.bbox_head = read_traffic_element_head(
+      head_with_assigner(model.at("bbox_head"), train_cfg.at("bbox").at("assigner")));
+  o.lane_head = TopoNetHeadOptions::from_config(
+      head_with_assigner(model.at("lane_head"), train_cfg.at("lane").at("assigner")));
+  const auto* traffic_elements =
+      dynamic_cast<const TeDeformableDetrHeadOptions*>(o.bbox_head.get());
+  if (traffic_elements != nullptr &&
+      traffic_elements->num_decoder_layers != o.lane_head.transformer.num_layers) {
+    throw input_error(
+        model.at("bbox_head").at("transformer").at("decoder").at("num_layers").where() + ": " +
+        std::to_string(traffic_elements->num_decoder_layers) +
+        " traffic-element decoder layers, but each of the lane head's " +
+        std::to_string(o.lane_head.transformer.num_layers) +
+        " reads the traffic-element layer of its index (the two num_layers must be equal)");
+  }
+  o.checkpoint = checkpoint_stages_from_config(model);
+  return o;
+}
+
+std::shared_ptr<DetectorImpl> TopoNetOptions::build() const {
+  return std::make_shared<TopoNetImpl>(*this);
+}
+
+TopoNetImpl::TopoNetImpl(const TopoNetOptions& options) : options_(options) {
+  require_checkpointable(options.checkpoint, kCheckpointableStages);
+  // Registration order = the original's state-dict order.
+  img_backbone_ = register_module("img_backbone", options.img_backbone->build());
+  img_neck_ = register_module("img_neck", options.img_neck->build());
+  bev_constructor_ = register_module(
+      "bev_constructor", options.bev_constructor.build(checkpoint_listed("bev_constructor")));
+  bbox_head_ = register_module("bbox_head", options.bbox_head->build());
+  lane_head_ = register_module("pts_bbox_head", TopoNetHead(options.lane_head));
+}
+
+bool TopoNetImpl::checkpoint_listed(const std::string& stage) const {
+  return std::find(options_.checkpoint.begin(), options_.checkpoint.end(), stage) !=
+         options_.checkpoint.end();
+}
+
+TopoNetOutputs TopoNetImpl::forward(const Batch& batch) {
+  const at::Tensor& img = batch.images;
+  if (img.dim() != 5 || batch.metas.empty() ||
+      batch.metas.size() != static_cast<size_t>(img.size(0))) {
+    throw runtime_error("TopoNet: expected images [B, N, 3, H, W] with one meta per sample");
+  }
+  TopoNetOutputs out;
+  out.image_features = multi_view_features(*img_backbone_, *img_neck_, img,
+                                           checkpoint_listed("extract_feat") && is_training());
+
+  // The original's order: the traffic elements first, since the lane head reads them.
+  std::vector<at::Tensor> front;
+  for (const at::Tensor& level : out.image_features) front.push_back(level.select(1, 0));
+  out.traffic_element_geometry.batch_input_shape = {img.size(3), img.size(4)};
+  for (const ImageMeta& meta : batch.metas)
+    out.traffic_element_geometry.img_shapes.push_back(front_image_hw(meta.img_shape.at(0)));
+  out.traffic_elements = bbox_head_->forward(front, out.traffic_element_geometry);
+
+  const at::Tensor bev = in_stage("olv2::stage::view_transformer", [&] {
+    return bev_constructor_->forward(out.image_features, batch);
+  });
+  out.bev_features = bev.flatten(2).transpose(1, 2);  // [B, bev_h * bev_w, C]
+  out.lanes = lane_head_->forward(out.bev_features, out.traffic_elements.query_states,
+                                  out.traffic_elements.cls_scores);
+  return out;
+}
+
+TopoNetLosses TopoNetImpl::losses(const TopoNetOutputs& outputs, const Batch& batch) {
+  if (!batch.has_gt()) throw runtime_error("TopoNet::forward_train: the batch has no ground truth");
+  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
+  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  HeadOutputs te_outputs = outputs.traffic_elements;
+  te_outputs.cls_scores = te_outputs.cls_scores.to(at::kFloat);
+  te_outputs.reg_preds = te_outputs.reg_preds.to(at::kFloat);
+  DetrHeadLosses te = bbox_head_->loss(te_outputs, batch.gt_te, batch.gt_te_labels,
+                                       outputs.traffic_element_geometry, all_reduce_mean);
+  DetrHeadLosses lanes =
+      lane_head_->loss(outputs.lanes, batch.gt_lc, batch.gt_lc_labels, batch.gt_topology_lclc,
+                       batch.gt_topology_lcte, te.assign_results, all_reduce_mean);
+  TopoNetLosses result;
+  for (auto& [name, value] : lanes.losses) result.losses.emplace_back("lane_head." + name, value);
+  // As the original: without any traffic element in the batch their losses stay in the graph
+  // multiplied by zero.
+  int64_t num_te = 0;
+  for (const at::Tensor& boxes : batch.gt_te) num_te += boxes.size(0);
+  for (auto& [name, value] : te.losses) {
+    result.losses.emplace_back("bbox_head." + name, num_te == 0 ? value * 0 : value);
+  }
+  result.lane_assign = std::move(lanes.assign_results);
+  result.traffic_element_assign = std::move(te.assign_results);
+  return result;
+}
+
+LossMap TopoNetImpl::forward_train(const Batch& batch) {
+  if (!batch.has_gt()) throw runtime_error("TopoNet::forward_train: the batch has no ground truth");
+  return losses(forward(batch), batch).losses;
+}
+
+std::vector<FrameTestOutputs> TopoNetImpl::decode(const TopoNetOutputs& outputs, const Batch& batch,
+                                                  bool rescale) const {
+  const int64_t last = options_.lane_head.transformer.num_layers - 1;
+  const at::Tensor lclc = outputs.lanes.lclc[last].squeeze(-1).sigmoid();
+  const at::Tensor lcte = outputs.lanes.lcte[last].squeeze(-1).sigmoid();
+  std::vector<FrameTestOutputs> results;
+  for (int64_t b = 0; b < batch.size(); ++b) {
+    const ImageMeta& meta = batch.metas[static_cast<size_t>(b)];
+    std::vector<double> scale;
+    if (rescale) scale.assign(meta.scale_factor.begin(), meta.scale_factor.end());
+    FrameTestOutputs r;
+    r.lc.objects = outputs.lanes.lanes.reg_preds[last][b];
+    r.lc.scores = outputs.lanes.lanes.cls_scores[last][b].sigmoid();
+    r.te = bbox_head_->decode(outputs.traffic_elements, b, front_image_hw(meta.img_shape.at(0)),
+                              scale);
+    if (!meta.crop_shape.empty()) {
+      // TopoNet's head adds the front camera's crop offset back, rescaled or not.
+      const std::array<int64_t, 2>& crop = meta.crop_shape.front();
+      const at::Tensor offset =
+          torch::tensor({static_cast<float>(crop[0]), static_cast<float>(crop[1]),
+                         static_cast<float>(crop[0]), static_cast<float>(crop[1]), 0.f},
+                        r.te.objects.options());
+      r.te.objects = r.te.objects + offset;
+    }
+    r.lclc = lclc[b];
+    r.lcte = lcte[b];
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+std::vector<FramePrediction> TopoNetImpl::predict(const Batch& batch) {
+  return toponet_frame_predictions(batch, decode(forward(batch), batch, /*rescale=*/true),
+                                   options_.lane_head.pts_dim);
+}
+
+void TopoNetImpl::set_dropout(double p) {
+  bev_constructor_->set_dropout(p);
+  bbox_head_->set_dropout(p);
+  lane_head_->set_dropout(p);
+}
+
+}  // namespace olv2

@@ -1,0 +1,115 @@
+#pragma once
+// Shared by the TopoNet parity tests: the reduced fixture model built from
+// configs/fixtures/toponet_reduced.yaml through the real config builder, its weights (the
+// baseline_large fixture's backbone, neck and BEV constructor, the README's formula for the
+// rest), and the two fixture frames with TopoNet's ground truth (tests/data/toponet/README.md).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "heads_fixture.h"
+#include "model_fixture.h"
+#include "olv2/config/config_loader.h"
+#include "olv2/data/fixture_sample.h"
+#include "olv2/models/detectors/toponet.h"
+#include "olv2/util/state_dict.h"
+#include "support/test_paths.h"
+
+namespace olv2::test {
+
+inline std::filesystem::path toponet_data(const std::string& name) {
+  return source_dir() / "tests/data/toponet" / name;
+}
+
+// The README's `formula v1`: a function of the entry's name and shape only.
+inline at::Tensor formula_tensor(const std::string& name, at::IntArrayRef shape) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const unsigned char byte : name) h = (h ^ byte) * 0x100000001b3ULL;
+  const int64_t b = static_cast<int64_t>(h % 2147483648ULL);
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  const at::Tensor k = torch::arange(n, torch::kLong);
+  const at::Tensor u = ((k * 1103515245 + b) % 2147483648).to(torch::kDouble) / 2147483648.0;
+  static const std::regex layer_norm_weight(
+      R"((bbox_head|pts_bbox_head)\.transformer\.(encoder|decoder)\.layers\.[0-9]+\.norms\.[0-9]+\.weight|pts_bbox_head\.cls_branches\.[0-9]+\.[14]\.weight)");
+  at::Tensor values;
+  if (std::regex_match(name, layer_norm_weight)) {
+    values = (2.0 * u - 1.0) * 0.1 + 1.0;
+  } else {
+    const double scale =
+        shape.size() >= 2 ? 1.0 / std::sqrt(static_cast<double>(shape.back())) : 0.1;
+    values = (2.0 * u - 1.0) * scale;
+  }
+  return values.to(torch::kFloat).reshape(shape);
+}
+
+// The fixture model's options, as the YAML config builds them.
+inline TopoNetOptions toponet_fixture_options() {
+  return TopoNetOptions::from_config(
+      load_config_file(source_dir() / "configs/fixtures/toponet_reduced.yaml").at("model"));
+}
+
+// The fixture weights; `shared` is the baseline_large fixture's state dict.
+inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(const NamedTensors& shared) {
+  auto model = std::make_shared<TopoNetImpl>(toponet_fixture_options());
+  NamedTensors state;
+  for (const auto& [name, tensor] : module_state_dict(*model)) {
+    const std::string part = name.substr(0, name.find('.'));
+    if (part == "img_backbone" || part == "img_neck" || part == "bev_constructor") continue;
+    if (name == "pts_bbox_head.code_weights") continue;
+    state.emplace_back(name, formula_tensor(name, tensor.sizes()));
+  }
+  for (const auto& [name, tensor] : shared) {
+    const std::string part = name.substr(0, name.find('.'));
+    if (part == "img_backbone" || part == "img_neck" || part == "bev_constructor") {
+      state.emplace_back(name, tensor);
+    }
+  }
+  LoadStateDictOptions options;
+  options.strict = false;
+  const LoadStateDictReport report = load_state_dict(*model, state, options);
+  EXPECT_EQ(report.missing_keys, std::vector<std::string>{"pts_bbox_head.code_weights"});
+  EXPECT_TRUE(report.unexpected_keys.empty());
+  return model;
+}
+
+// The frames `frames` of tests/data/gradients/two_frames.pt (all when empty) with TopoNet's
+// ground truth and crop offsets from inputs.pt.
+inline Batch toponet_fixture_batch(const std::vector<int64_t>& frames) {
+  Batch batch = read_fixture_batch(source_dir() / "tests/data/gradients/two_frames.pt",
+                                   /*with_gt=*/true, frames);
+  const TensorMap extra = load_tensor_dict(toponet_data("inputs.pt"));
+  const at::Tensor crop = at_key(extra, "crop_shape");
+  for (int64_t i = 0; i < batch.size(); ++i) {
+    const int64_t frame = frames.empty() ? i : frames[static_cast<size_t>(i)];
+    const std::string b = std::to_string(frame);
+    const auto s = static_cast<size_t>(i);
+    batch.gt_lc[s] = at_key(extra, "gt_lanes_3d." + b);
+    batch.gt_lc_labels[s] = at_key(extra, "gt_lane_labels_3d." + b);
+    batch.gt_topology_lclc[s] = at_key(extra, "gt_lane_adj." + b);
+    batch.gt_topology_lcte[s] = at_key(extra, "gt_lane_lcte_adj." + b);
+    batch.gt_te[s] = at_key(extra, "gt_bboxes." + b);
+    batch.gt_te_labels[s] = at_key(extra, "gt_labels." + b);
+    ImageMeta& meta = batch.metas[s];
+    meta.crop_shape.clear();
+    for (int64_t cam = 0; cam < crop.size(1); ++cam) {
+      meta.crop_shape.push_back(
+          {crop[frame][cam][0].item<int64_t>(), crop[frame][cam][1].item<int64_t>()});
+    }
+  }
+  return batch;
+}
+
+// Declares `shared`, the baseline_large fixture's state dict; without it the test is skipped
+// (a failure under CI=true).
+#define LOAD_TOPONET_SHARED_WEIGHTS(shared)                             \
+  OLV2_REQUIRE_FIXTURE(shared##_path_, "baseline_large_state_dict.pt"); \
+  const NamedTensors shared = tensors_of(read_pth(shared##_path_))
+
+}  // namespace olv2::test

@@ -1,0 +1,110 @@
+// The full TopoNet configs of both subsets against the original's state dicts (names, shapes and
+// order, as the original builds them), and the builder's errors for configs the model cannot run.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "olv2/config/config_loader.h"
+#include "olv2/models/build.h"
+#include "olv2/models/detectors/toponet.h"
+#include "olv2/util/error.h"
+#include "olv2/util/state_dict.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+ConfigNode toponet_model_section(const std::string& subset) {
+  ConfigNode model = load_config_file(test::source_dir() / "configs" /
+                                      ("toponet_r50_8x1_24e_olv2_subset_" + subset + ".yaml"))
+                         .at("model");
+  model.find("img_backbone")->erase("init_cfg");  // no torchvision download here
+  return model;
+}
+
+std::string toponet_build_error(ConfigNode model) {
+  model.assign_paths("model");
+  try {
+    TopoNetOptions::from_config(model);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The original's `{name: shape}` in state-dict order (tests/data/toponet/README.md).
+std::vector<std::pair<std::string, std::vector<int64_t>>> original_shapes(
+    const std::string& subset) {
+  std::ifstream in(test::source_dir() / "tests/data/toponet" /
+                   ("state_dict_shapes_subset_" + subset + ".json"));
+  const nlohmann::ordered_json shapes = nlohmann::ordered_json::parse(in);
+  std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+  for (const auto& [name, shape] : shapes.items()) {
+    out.emplace_back(name, shape.get<std::vector<int64_t>>());
+  }
+  return out;
+}
+
+class TopoNetBuild : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TopoNetBuild, TheConfigBuildsTheOriginalsStateDict) {
+  const std::shared_ptr<DetectorImpl> detector = build_detector(toponet_model_section(GetParam()));
+  ASSERT_NE(dynamic_cast<TopoNetImpl*>(detector.get()), nullptr);
+  std::vector<std::pair<std::string, std::vector<int64_t>>> ours;
+  for (const auto& [name, tensor] : module_state_dict(*detector)) {
+    ours.emplace_back(name, tensor.sizes().vec());
+  }
+  const auto expected = original_shapes(GetParam());
+  ASSERT_EQ(ours.size(), expected.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    ASSERT_EQ(ours[i], expected[i]) << "entry " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BothSubsets, TopoNetBuild, ::testing::Values("A", "B"));
+
+TEST(TopoNetBuildErrors, TheTemporalSelfAttentionIsTopoNets) {
+  const TopoNetOptions options = TopoNetOptions::from_config(toponet_model_section("A"));
+  EXPECT_EQ(options.bev_constructor.encoder.layer.self_attention.code,
+            TemporalSelfAttentionCode::kTopoNet);
+  EXPECT_EQ(options.lane_head.pts_dim, 3);
+  EXPECT_EQ(options.lane_head.code_size, 33);
+  EXPECT_EQ(TopoNetOptions::from_config(toponet_model_section("B")).lane_head.code_size, 22);
+}
+
+TEST(TopoNetBuildErrors, DecodersOfDifferentDepthsAreRefusedNamingTheKey) {
+  ConfigNode model = toponet_model_section("A");
+  model.find("bbox_head")
+      ->find("transformer")
+      ->find("decoder")
+      ->set("num_layers", parse_yaml("3", "override"));
+  const std::string error = toponet_build_error(model);
+  EXPECT_NE(error.find("model.bbox_head.transformer.decoder.num_layers"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("the two num_layers must be equal"), std::string::npos) << error;
+}
+
+TEST(TopoNetBuildErrors, ALaneHeadOfAnotherDetectorIsRefused) {
+  ConfigNode model = toponet_model_section("A");
+  model.find("lane_head")->set("type", parse_yaml("LCDeformableDETRHead", "override"));
+  const std::string error = toponet_build_error(model);
+  EXPECT_NE(error.find("model.lane_head.type"), std::string::npos) << error;
+  EXPECT_NE(error.find("TopoNetHead"), std::string::npos) << error;
+}
+
+TEST(TopoNetBuildErrors, AnFfnSgnnWithoutItsTypeIsRefused) {
+  ConfigNode model = toponet_model_section("A");
+  ConfigNode& layer =
+      *model.find("lane_head")->find("transformer")->find("decoder")->find("transformerlayers");
+  layer.find("ffn_cfgs")->set("type", parse_yaml("FFN", "override"));
+  const std::string error = toponet_build_error(model);
+  EXPECT_NE(error.find("ffn_cfgs"), std::string::npos) << error;
+  EXPECT_NE(error.find("FFN_SGNN"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace olv2
