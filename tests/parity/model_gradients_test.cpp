@@ -32,19 +32,7 @@ const std::set<std::string> kZeroInTheOriginal = {
 // Every gradient within gradient_parity_tolerance() (1e-5 on PyTorch's LibTorch) relative of
 // the original's; the ones zero there are the two above. Returns how many were compared.
 size_t expect_gradients_as_original(const NamedTensors& ours, const fs::path& reference) {
-  const std::vector<GradientDifference> differences =
-      compare_gradient_records(ours, tensors_of(read_pth(reference)));
-  size_t compared = 0;
-  std::set<std::string> zero;
-  for (const GradientDifference& d : differences) {
-    EXPECT_TRUE(within_tolerance(d, gradient_parity_tolerance()))
-        << d.name << "\n"
-        << format_gradient_differences(differences);
-    if (d.kind == GradientDifference::Kind::kZeroInReference) zero.insert(d.name);
-    if (d.kind == GradientDifference::Kind::kCompared) ++compared;
-  }
-  EXPECT_EQ(zero, kZeroInTheOriginal);
-  return compared;
+  return expect_gradient_parity(ours, reference, kZeroInTheOriginal);
 }
 
 class ModelGradients : public ::testing::Test {

@@ -1,6 +1,11 @@
 #include "gradient_tolerance.h"
 
+#include <gtest/gtest.h>
+
 #include <sstream>
+
+#include "olv2/models/gradient_record.h"
+#include "olv2/util/pth/pth_file.h"
 
 namespace olv2::test {
 
@@ -12,6 +17,23 @@ std::string gradient_parity_tolerance_text() {
   std::ostringstream text;
   text << gradient_parity_tolerance();
   return text.str();
+}
+
+size_t expect_gradient_parity(const NamedTensors& ours, const std::filesystem::path& reference,
+                              const std::set<std::string>& zero_in_reference) {
+  const std::vector<GradientDifference> differences =
+      compare_gradient_records(ours, tensors_of(read_pth(reference)));
+  size_t compared = 0;
+  std::set<std::string> zero;
+  for (const GradientDifference& d : differences) {
+    EXPECT_TRUE(within_tolerance(d, gradient_parity_tolerance()))
+        << d.name << "\n"
+        << format_gradient_differences(differences);
+    if (d.kind == GradientDifference::Kind::kZeroInReference) zero.insert(d.name);
+    if (d.kind == GradientDifference::Kind::kCompared) ++compared;
+  }
+  EXPECT_EQ(zero, zero_in_reference);
+  return compared;
 }
 
 }  // namespace olv2::test

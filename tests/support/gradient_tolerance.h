@@ -1,5 +1,9 @@
 #pragma once
+#include <filesystem>
+#include <set>
 #include <string>
+
+#include "olv2/util/state_dict.h"
 
 namespace olv2::test {
 
@@ -12,5 +16,11 @@ double gradient_parity_tolerance();
 
 // The tolerance as probe_model prints it ("1e-05").
 std::string gradient_parity_tolerance_text();
+
+// Expects every gradient of `ours` within gradient_parity_tolerance() of the golden record
+// `reference` (a compact record: see models/gradient_record.h), the tensors zero there being
+// exactly `zero_in_reference`. Returns how many tensors were compared.
+size_t expect_gradient_parity(const NamedTensors& ours, const std::filesystem::path& reference,
+                              const std::set<std::string>& zero_in_reference);
 
 }  // namespace olv2::test

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "olv2/models/heads/lane_transformer_init.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -73,17 +74,7 @@ PerceptionTransformerImpl::PerceptionTransformerImpl(const LaneDetectionTransfor
 }
 
 void PerceptionTransformerImpl::reset_parameters() {
-  torch::NoGradGuard no_grad;
-  for (at::Tensor& parameter : parameters()) {
-    if (parameter.dim() > 1) torch::nn::init::xavier_uniform_(parameter);
-  }
-  for (const auto& module : modules(/*include_self=*/false)) {
-    if (auto* attention = module->as<MultiScaleDeformableAttentionImpl>()) {
-      attention->reset_parameters();
-    }
-  }
-  torch::nn::init::xavier_uniform_(reference_points_->weight);
-  reference_points_->bias.zero_();
+  init_lane_transformer(*this, reference_points_);
 }
 
 LaneTransformerOutputs PerceptionTransformerImpl::forward(const at::Tensor& bev_feats,

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "olv2/models/heads/lane_transformer_init.h"
 #include "olv2/models/heads/relationship_head.h"
 #include "olv2/models/layers/transformer_layer.h"
 #include "olv2/util/error.h"
@@ -66,19 +67,7 @@ TopoNetTransformerImpl::TopoNetTransformerImpl(const TopoNetTransformerOptions& 
   reset_parameters();
 }
 
-void TopoNetTransformerImpl::reset_parameters() {
-  torch::NoGradGuard no_grad;
-  for (at::Tensor& parameter : parameters()) {
-    if (parameter.dim() > 1) torch::nn::init::xavier_uniform_(parameter);
-  }
-  for (const auto& module : modules(/*include_self=*/false)) {
-    if (auto* attention = module->as<MultiScaleDeformableAttentionImpl>()) {
-      attention->reset_parameters();
-    }
-  }
-  torch::nn::init::xavier_uniform_(reference_points_->weight);
-  reference_points_->bias.zero_();
-}
+void TopoNetTransformerImpl::reset_parameters() { init_lane_transformer(*this, reference_points_); }
 
 void TopoNetTransformerImpl::set_dropout(double p) {
   for (const auto& module : *layers_) module->as<TransformerLayer>()->set_dropout(p);
