@@ -8,7 +8,8 @@
 # Environment: as scripts/toponet_fixtures.py (OLV2_REFERENCE_DIR, OLV2_ORIGINAL_DIR,
 # OLV2_FIXTURES, OLV2_TOPONET_SOURCES, OLV2_TOPONET_DIR). The reference's setup.sh is run first
 # when the original is not extracted, after Debian's python3-torchvision, which TopoNet and
-# mmcv's runner import.
+# mmcv's runner import; pyquaternion 0.9.9, which TopoNet's dataset uses for can_bus (pipeline),
+# is installed with pip when missing.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,9 @@ original_dir=${OLV2_ORIGINAL_DIR:-/tmp/olv2-original}
 if ! dpkg-query -W -f='${Status}' python3-torchvision 2>/dev/null | grep -q "ok installed"; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     --no-install-recommends python3-torchvision
+fi
+if ! /usr/bin/python3 -c 'import pyquaternion' 2>/dev/null; then
+  /usr/bin/python3 -m pip install -q --break-system-packages --no-deps pyquaternion==0.9.9
 fi
 if [[ ! -f $original_dir/.extracted ]]; then
   OLV2_ORIGINAL_DIR=$original_dir bash "$reference/setup.sh"
@@ -33,4 +37,5 @@ mkdir -p "$out"
 "${fixtures[@]}" train one_frame
 "${fixtures[@]}" train batch_two
 "${fixtures[@]}" test
+"${fixtures[@]}" pipeline
 ls -l "$out"

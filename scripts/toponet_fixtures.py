@@ -18,6 +18,10 @@ into --dir (default tests/data/toponet). One command a process:
                     <case>_losses.json, <case>_gradients.pt (the compact form of
                     original_gradients.py --golden, with smaller limits)
   test              test_outputs.pt: forward_test of frame 0, eval mode, a fresh model
+  pipeline          pipeline_expected.pt: TopoNet's dataset and transforms on the raw frames of the
+                    pipeline fixture (README: "Pipeline"): every frame of both splits, the steps of
+                    one train frame, GridMask under given draws, LaneParameterize3D off the
+                    201-point shortcut
 
 train and test read inputs.pt from --dir and take the weights as a reader of these files does:
 the entries shared with the baseline_large fixture (img_backbone, img_neck, bev_constructor) from
@@ -26,6 +30,7 @@ it, every other one from the weight formula.
 Environment: OLV2_REFERENCE_DIR, OLV2_ORIGINAL_DIR, OLV2_FIXTURES as for original_gradients.py;
 OLV2_TOPONET_SOURCES (the archive; default ../shared/reference/toponet/sources.tar.xz beside this
 checkout); OLV2_TOPONET_DIR (where it is extracted when not already; default /tmp/olv2-toponet).
+pipeline also needs the real pyquaternion (0.9.9; the reference's stubs only stand in for it).
 """
 import argparse
 import copy
@@ -37,6 +42,7 @@ import platform
 import re
 import sys
 import tarfile
+import tempfile
 
 from original_gradients import FIXTURES, ORIGINAL, REFERENCE, ROOT, compact
 
@@ -71,6 +77,19 @@ FRONT_CROP = (0, 20)  # crop_shape of camera 0: (x, y) offset the TE head adds b
 TE_OUTPUTS = ('all_cls_scores', 'all_bbox_preds', 'history_states')
 LANE_OUTPUTS = ('all_cls_scores', 'all_lanes_preds', 'all_lclc_preds', 'all_lcte_preds',
                 'history_states')
+PIPELINE_RAW = os.path.join(FIXTURES, 'pipeline', 'raw')
+PIPELINE_COLLECTION = 'data_dict_fixture'
+# Random transforms of the config's train pipeline, left out (GridMask is recorded on its own).
+RANDOM_TRANSFORMS = ('PhotoMetricDistortionMultiViewImage', 'GridMaskMultiViewImage')
+IMG_STRIDE = 16
+# (x1, y1, x2, y2) boxes in raw front-image pixels around the crop's top row 356: above it, ending
+# exactly on it, ending half a pixel below it, crossing its bottom row 1906, inside.
+CROP_DROP_BOXES = [[10, 100, 50, 300], [60, 300, 90, 356], [100, 300, 140, 356.5],
+                   [150, 1800, 190, 2000], [200, 500, 240, 600]]
+GRIDMASK_SHAPE = (2, 37, 53, 3)  # cameras, H, W, C: the layout the transform sees
+# case: (rand, d, st_h, st_w), what np.random.rand(), randint(2, h), randint(d), randint(d) return,
+# in that order; 'skip' draws rand() only, above prob 0.7.
+GRIDMASK_CASES = {'d9': (0.5, 9, 7, 5), 'd4': (0.5, 4, 0, 3), 'skip': (0.9,)}
 
 
 def parse_args():
@@ -85,6 +104,7 @@ def parse_args():
     commands.add_parser('probe')
     commands.add_parser('train').add_argument('case', choices=sorted(CASES))
     commands.add_parser('test')
+    commands.add_parser('pipeline')
     return ap.parse_args()
 
 
@@ -506,6 +526,230 @@ def run_test(directory):
     torch.save(out, os.path.join(directory, 'test_outputs.pt'))
 
 
+def tensor(value, dtype=None):
+    """A tensor of its own storage (a numpy array, a list of them, a tuple, a scalar)."""
+    import numpy as np
+    import torch
+    return torch.from_numpy(np.array(value, dtype=dtype))
+
+
+def make_collections(root):
+    """Writes the devkit's .pkl collections of the raw fixture root into root (which gets links to
+    its splits), as the devkit's preprocess.py does: per split of the collection JSON,
+    collect(root, {split: segments}, '<stem>_<split>', point_interval 1 for train, 20 otherwise).
+    Returns the splits in JSON order."""
+    from openlanev2.preprocessing import collect
+    with open(os.path.join(PIPELINE_RAW, f'{PIPELINE_COLLECTION}.json')) as f:
+        data_dict = json.load(f)
+    for split, segments in data_dict.items():
+        os.symlink(os.path.join(PIPELINE_RAW, split), os.path.join(root, split))
+        collect(root, {split: segments}, f'{PIPELINE_COLLECTION}_{split}',
+                point_interval=1 if split == 'train' else 20)
+    return list(data_dict)
+
+
+def pipeline_dataset(root, split):
+    """TopoNet's dataset of the subset-A config for split (cfg.data.train for train, with the
+    random transforms left out; cfg.data.val unchanged otherwise), on the collection in root."""
+    from mmdet3d.datasets import build_dataset
+    data = load_config('A').data
+    cfg = copy.deepcopy(data.train if split == 'train' else data.val)
+    cfg.pipeline = [t for t in cfg.pipeline if t['type'] not in RANDOM_TRANSFORMS]
+    cfg.data_root = root + os.sep
+    cfg.ann_file = os.path.join(root, f'{PIPELINE_COLLECTION}_{split}.pkl')
+    return build_dataset(cfg)
+
+
+def record_frame(out, prefix, item, train):
+    """The collated image (strided, and its statistics), the meta and, for train, the ground truth
+    of one dataset item."""
+    import torch
+    img = item['img'].data
+    meta = item['img_metas'].data
+    if train:  # union2one: a queue of one, img [1, cams, 3, H, W], img_metas {0: meta}
+        img, meta = img[0], meta[0]
+    planes = img.to(torch.float64).flatten(2)
+    out[prefix + 'img_s16'] = img[:, :, ::IMG_STRIDE, ::IMG_STRIDE].contiguous()
+    out[prefix + 'img_mean'] = planes.mean(dim=2)
+    out[prefix + 'img_std'] = planes.std(dim=2, unbiased=False)
+    out[prefix + 'img_full_shape'] = tensor(img.shape)
+    out[prefix + 'lidar2img'] = tensor(meta['lidar2img'])
+    for key in ('img_shape', 'pad_shape', 'ori_shape'):
+        out[prefix + key] = tensor(meta[key])
+    out[prefix + 'crop_shape'] = tensor(meta['crop_shape'], 'int64')
+    out[prefix + 'scale_factor'] = tensor(meta['scale_factor'])
+    out[prefix + 'can_bus'] = tensor(meta['can_bus'])
+    out[prefix + 'lidar2global_rotation'] = tensor(meta['lidar2global_rotation'])
+    if train:
+        for key in GT_KEYS:
+            out[prefix + key] = item[key].data.clone()
+    return meta
+
+
+def record_frames(out, root, split):
+    """Every frame of split, dataset[i] in order."""
+    dataset = pipeline_dataset(root, split)
+    train = not dataset.test_mode
+    order = []
+    for i in range(len(dataset)):
+        info = dataset.data_infos[i]
+        prefix = f'{split}.{info["timestamp"]}.'
+        meta = record_frame(out, prefix, dataset[i], train)
+        if (meta['scene_token'], meta['sample_idx']) != (info['segment_id'], info['timestamp']):
+            sys.exit(f'{split} item {i} is frame {meta["scene_token"]}/{meta["sample_idx"]}, '
+                     f'not {info["segment_id"]}/{info["timestamp"]}')
+        order.append([int(info['segment_id']), int(info['timestamp'])])
+        gt = (f', (n, k) = {tuple(out[prefix + "gt_lane_lcte_adj"].shape)}' if train else '')
+        print(f'{prefix} img {out[prefix + "img_full_shape"].tolist()}{gt}',
+              file=sys.stderr)
+    out[f'{split}.sample_order'] = tensor(order)
+    print(f'{split}: {len(dataset)} frames', file=sys.stderr)
+    return dataset
+
+
+def record_steps(out, dataset):
+    """The first frame of the train dataset through its transforms one at a time: as loaded
+    (get_data_info, the images and annotations), after CropFrontViewImageForAv2, after
+    RandomScaleImageMultiViewImage (which follows the crop)."""
+    load, annotations, crop, scale = dataset.pipeline.transforms[:4]
+    if [type(t).__name__ for t in (crop, scale)] != ['CropFrontViewImageForAv2',
+                                                     'RandomScaleImageMultiViewImage']:
+        sys.exit(f'unexpected train pipeline: {dataset.pipeline}')
+    results = dataset.get_data_info(0)
+    dataset.pre_pipeline(results)
+    results = annotations(load(results))
+    out['steps.loaded.lidar2img'] = tensor(results['lidar2img'])
+    out['steps.loaded.cam_intrinsic0'] = tensor(results['cam_intrinsic'][0])
+    out['steps.loaded.gt_bboxes'] = tensor(results['gt_bboxes'])
+    results = crop(results)
+    for key in ('img_shape', 'ori_shape', 'crop_shape'):
+        out[f'steps.crop.{key}'] = tensor(results[key], 'int64')
+    out['steps.crop.lidar2img0'] = tensor(results['lidar2img'][0])
+    out['steps.crop.cam_intrinsic0'] = tensor(results['cam_intrinsic'][0])
+    for key in ('gt_bboxes', 'gt_labels', 'gt_lane_lcte_adj'):
+        out[f'steps.crop.{key}'] = tensor(results[key])
+    results = scale(results)
+    for key in ('img_shape', 'ori_shape'):
+        out[f'steps.scale.{key}'] = tensor(results[key])
+    out['steps.scale.scale_factor'] = tensor(results['scale_factor'])
+    out['steps.scale.lidar2img0'] = tensor(results['lidar2img'][0])
+    out['steps.scale.lidar2img1'] = tensor(results['lidar2img'][1])
+    out['steps.scale.cam_intrinsic0'] = tensor(results['cam_intrinsic'][0])
+    out['steps.scale.gt_bboxes'] = tensor(results['gt_bboxes'])
+    dropped = len(out['steps.loaded.gt_bboxes']) - len(out['steps.crop.gt_bboxes'])
+    print(f'steps: frame {results["scene_token"]}/{results["sample_idx"]}, '
+          f'{dropped} boxes dropped by the crop', file=sys.stderr)
+
+
+def record_crop_drop(out):
+    """CropFrontViewImageForAv2 on CROP_DROP_BOXES (labels 0..k-1, so the kept labels are the
+    kept boxes), with a one-camera stand-in for the rest of the results."""
+    import numpy as np
+    from projects.toponet.datasets.pipelines import CropFrontViewImageForAv2
+    boxes = np.array(CROP_DROP_BOXES, dtype=np.float32)
+    count = len(boxes)
+    lcte = (np.arange(2 * count).reshape(2, count) % 3 == 0).astype(np.float32)
+    out['crop_drop.gt_bboxes_in'] = tensor(boxes)
+    out['crop_drop.gt_lane_lcte_adj_in'] = tensor(lcte)
+    results = CropFrontViewImageForAv2()({
+        'img': [np.zeros((2048, 1, 3), np.float32)], 'crop_shape': [np.zeros(2)],
+        'cam_intrinsic': [np.eye(4)], 'lidar2cam': [np.eye(4)], 'lidar2img': [np.eye(4)],
+        'gt_bboxes': boxes.copy(), 'gt_labels': np.arange(count), 'gt_lane_lcte_adj': lcte})
+    for key in ('gt_bboxes', 'gt_labels', 'gt_lane_lcte_adj'):
+        out[f'crop_drop.{key}'] = tensor(results[key])
+    print(f'crop_drop: kept {results["gt_labels"].tolist()} of {count}', file=sys.stderr)
+
+
+def record_gridmask(out):
+    """GridMaskMultiViewImage() on a ramp (1, 2, ...) under each case's draws, injected in place
+    of np.random.rand / np.random.randint, which must be called as the README says."""
+    import numpy as np
+    from projects.toponet.datasets.pipelines import GridMaskMultiViewImage
+    ramp = np.arange(1, math.prod(GRIDMASK_SHAPE) + 1, dtype=np.float32).reshape(GRIDMASK_SHAPE)
+    h, w = GRIDMASK_SHAPE[1:3]
+    out['gridmask.input'] = tensor(ramp)
+    rand, randint = np.random.rand, np.random.randint
+    try:
+        for case, draws in GRIDMASK_CASES.items():
+            expected = [('rand', ())]
+            if len(draws) > 1:
+                expected += [('randint', (2, h))] + [('randint', (draws[1],))] * 2
+            calls = []
+
+            def draw(name):
+                def drawn(*args):
+                    calls.append((name, args))
+                    if calls != expected[:len(calls)]:
+                        sys.exit(f'gridmask {case}: draws {calls}, expected {expected}')
+                    return draws[len(calls) - 1]
+                return drawn
+
+            np.random.rand, np.random.randint = draw('rand'), draw('randint')
+            results = GridMaskMultiViewImage()({'img': list(ramp.copy())})
+            if calls != expected:
+                sys.exit(f'gridmask {case}: draws {calls}, expected {expected}')
+            out[f'gridmask.{case}.rand'] = tensor(draws[0])
+            for key, value in zip(('d', 'st_h', 'st_w'), draws[1:]):
+                out[f'gridmask.{case}.{key}'] = tensor(value)
+            out[f'gridmask.{case}.h'] = tensor(h)
+            out[f'gridmask.{case}.w'] = tensor(w)
+            out[f'gridmask.{case}.img'] = tensor(results['img'])
+    finally:
+        np.random.rand, np.random.randint = rand, randint
+
+
+def polyline_interpolate(lane, n_points, dims):
+    """n_points equally spaced by the arc length in the first dims coordinates, every coordinate
+    linear along each segment: the rule to compare shapely's with."""
+    import numpy as np
+    lane = lane.astype(np.float64)
+    steps = np.linalg.norm(np.diff(lane[:, :dims], axis=0), axis=1)
+    along = np.concatenate([[0.0], np.cumsum(steps)])
+    return np.stack([np.interp(np.linspace(0, along[-1], n_points), along, lane[:, c])
+                     for c in range(lane.shape[1])], axis=1)
+
+
+def record_lane_param(out):
+    """LaneParameterize3D(fix_pts_interp, n_points 11) on two 3-D lanes of 7 and 13 unevenly
+    spaced points (not 201, so shapely interpolates them). Prints how far shapely's points are from
+    equal spacing by the x-y and by the x-y-z arc length."""
+    import numpy as np
+    from projects.toponet.core.lane.util import fix_pts_interpolate
+    from projects.toponet.datasets.pipelines import LaneParameterize3D
+    t7 = np.array([0.0, 0.5, 1.7, 2.0, 4.5, 7.0, 7.3])
+    t13 = np.arange(13) ** 1.5 / 3
+    lanes = [np.stack([3 * t7, 0.2 * t7 ** 2 - 1, 0.8 * np.sin(t7)], axis=1),
+             np.stack([1.5 * t13 - 2, 4 * np.cos(t13 / 5), 0.4 * t13 - 0.3 * t13 ** 1.2], axis=1)]
+    lanes = [lane.astype(np.float32) for lane in lanes]
+    results = LaneParameterize3D('fix_pts_interp', dict(n_points=LANE_POINTS))(
+        {'gt_lanes_3d': lanes})
+    for i, lane in enumerate(lanes):
+        out[f'lane_param.input.{i}'] = tensor(lane)
+    out['lane_param.output'] = tensor(results['gt_lanes_3d'])
+    for dims in (2, 3):
+        diff = max(np.abs(fix_pts_interpolate(lane, LANE_POINTS)
+                          - polyline_interpolate(lane, LANE_POINTS, dims)).max() for lane in lanes)
+        print(f'lane_param: shapely vs equal {dims}-D arc length: max |diff| {diff:.3g}',
+              file=sys.stderr)
+
+
+def write_pipeline(directory):
+    import pyquaternion
+    import torch
+    if getattr(pyquaternion, '__orig_stub__', False):
+        sys.exit('pipeline: the real pyquaternion is missing (pip install pyquaternion==0.9.9)')
+    out = {}
+    with tempfile.TemporaryDirectory() as root:
+        for split in make_collections(root):
+            dataset = record_frames(out, root, split)
+            if split == 'train':
+                record_steps(out, dataset)
+    record_crop_drop(out)
+    record_gridmask(out)
+    record_lane_param(out)
+    torch.save(out, os.path.join(directory, 'pipeline_expected.pt'))
+
+
 def main():
     args = parse_args()
     import torch
@@ -521,6 +765,8 @@ def main():
         write_probe(args.dir)
     elif args.command == 'train':
         run_train(args.dir, args.case)
+    elif args.command == 'pipeline':
+        write_pipeline(args.dir)
     else:
         run_test(args.dir)
 

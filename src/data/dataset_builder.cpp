@@ -27,23 +27,86 @@ void require_collection_file(const DatasetLocation& location, const ConfigNode& 
 }  // namespace
 
 Schema DatasetSpec::schema() {
+  Schema modality = Schema::map();
+  for (const char* input : {"use_lidar", "use_camera", "use_radar", "use_map", "use_external"}) {
+    modality.optional(input, Schema::boolean());
+  }
   return Schema::map()
-      .optional("type",
-                Schema::string().choices({"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset"}))
+      .optional("type", Schema::string().choices(
+                            {"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset",
+                             "OpenLaneV2_subset_A_Dataset", "OpenLaneV2_subset_B_Dataset"}))
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
-      .required("collection", Schema::string())
+      .optional("collection", Schema::string())
+      .optional("ann_file", Schema::string())
+      .optional("split", Schema::string())
+      .optional("classes", Schema::sequence(Schema::string().choices({"centerline"})))
+      .optional("modality", modality)
+      .optional("filter_map_change", Schema::boolean())
       .optional("pipeline", pipeline_schema())
       .optional("test_mode", Schema::boolean());
 }
 
+namespace {
+
+// The logs whose maps changed during recording, which TopoNet leaves out of training
+// (`filter_map_change`), by subset.
+const std::vector<std::string> kMapChangeLogsA = {
+    "75e8adad-50a6-3245-8726-5e612db3d165", "54bc6dbc-ebfb-3fba-b5b3-57f88b4b79ca",
+    "af170aac-8465-3d7b-82c5-64147e94af7d", "6e106cf8-f6dd-38f6-89c8-9be7a71e7275"};
+const std::vector<std::string> kMapChangeLogsB = {
+    "a6daedc3063b421cb3a05019e545f925", "02f1e5e2fc544798aad223f5ae5e8440",
+    "55638ae3a8b34572aef756ee7fbce0df", "20ec831deb0f44e397497198cbe5a97c"};
+
+// TopoNet's dataset keys that describe what the data is rather than where: they must say what
+// the models read (the one class, cameras only).
+void require_camera_centerlines(const ConfigNode& dataset) {
+  if (const ConfigNode* modality = dataset.find("modality")) {
+    for (const auto& [input, used] : modality->entries()) {
+      if (used.as_bool() != (input == "use_camera")) {
+        throw input_error(used.where() +
+                          ": the models read the cameras only (use_camera: true, "
+                          "every other input false)");
+      }
+    }
+  }
+  if (const ConfigNode* classes = dataset.find("classes");
+      classes != nullptr && classes->size() != 1) {
+    throw input_error(classes->where() + ": expected [centerline], the one lane class");
+  }
+}
+
+}  // namespace
+
 DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& split_key) {
+  const ConfigNode& dataset = root.at("data").at(split_key);
+  const ConfigNode* collection = dataset.find("collection");
+  const ConfigNode* ann_file = dataset.find("ann_file");
+  if ((collection == nullptr) == (ann_file == nullptr)) {
+    throw input_error(dataset.where() +
+                      ": give `collection` (e.g. data_dict_subset_A_train) or "
+                      "TopoNet's `ann_file` (e.g. "
+                      "data/OpenLane-V2/data_dict_subset_A_train.pkl), one of them");
+  }
+  require_camera_centerlines(dataset);
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
-  require_collection_file(spec.location, root.at("data").at(split_key).at("collection"));
-  const std::string type = root.at("data").at(split_key).get<std::string>("type", "");
-  if (type == "OpenLaneV2SubsetADataset") spec.subset = Subset::kA;
-  if (type == "OpenLaneV2SubsetBDataset") spec.subset = Subset::kB;
+  require_collection_file(spec.location, collection != nullptr ? *collection : *ann_file);
+  const std::string type = dataset.get<std::string>("type", "");
+  if (type == "OpenLaneV2SubsetADataset" || type == "OpenLaneV2_subset_A_Dataset") {
+    spec.subset = Subset::kA;
+  }
+  if (type == "OpenLaneV2SubsetBDataset" || type == "OpenLaneV2_subset_B_Dataset") {
+    spec.subset = Subset::kB;
+  }
+  // As TopoNet: only the training split drops the map-change logs.
+  if (dataset.get<bool>("filter_map_change", false) && spec.location.split == "train") {
+    if (!spec.subset) {
+      throw input_error(dataset.at("filter_map_change").where() +
+                        ": needs the dataset's `type` to tell the subset's map-change logs");
+    }
+    spec.excluded_sources = *spec.subset == Subset::kA ? kMapChangeLogsA : kMapChangeLogsB;
+  }
   spec.pipeline = build_pipeline(root.at("data").at(split_key).at("pipeline"));
   spec.skip_bad_frames = DataSection::from_config(root.at("data")).skip_bad_frames;
   return spec;
@@ -53,6 +116,7 @@ std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64
   FrameReadOptions read_options;
   read_options.point_interval = default_point_interval(spec.location.split);
   read_options.subset = spec.subset;
+  read_options.excluded_sources = spec.excluded_sources;
   FrameIndex index(spec.location.data_root, spec.location.collection_file, spec.location.split,
                    read_options);
   DatasetOptions options;

@@ -46,6 +46,24 @@ DatasetLocation dataset_location_from_collection(const std::filesystem::path& da
 
 DatasetLocation resolve_dataset_location(const ConfigNode& root, const std::string& split_key) {
   const ConfigNode& dataset = root.at("data").at(split_key);
+  if (const ConfigNode* ann_file = dataset.find("ann_file")) {
+    // TopoNet's `<folder>/<stem>_<split>.pkl`: the devkit made it from <folder>/<stem>.json,
+    // which ships with the dataset and is read here.
+    const std::filesystem::path pickle = ann_file->as_string();
+    std::string stem;
+    std::string split;
+    if (!split_collection_name(pickle.stem().string(), stem, split)) {
+      throw input_error(ann_file->where() + ": `" + ann_file->text() +
+                        "`: expected <folder>/<stem>_<split>.pkl, e.g. "
+                        "data/OpenLane-V2/data_dict_subset_A_train.pkl");
+    }
+    if (const ConfigNode* named = dataset.find("split");
+        named != nullptr && named->as_string() != split) {
+      throw input_error(named->where() + ": split `" + named->as_string() + "` differs from `" +
+                        split + "` of ann_file " + ann_file->text());
+    }
+    return {root_key(root, dataset, "data_root"), pickle.parent_path() / (stem + ".json"), split};
+  }
   const ConfigNode& collection = dataset.at("collection");
   std::string stem;
   std::string split;

@@ -1,7 +1,9 @@
 // The collection JSON and the on-demand frame index.
 #include "olv2/data/frame_reader.h"
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -98,13 +100,46 @@ Frame read_frame(const std::filesystem::path& data_root, const FrameKey& key,
   return parse_frame(read_text_file(path, "frame"), path.string(), key, options);
 }
 
+namespace {
+
+// The frame's `meta_data.source_id` (the log it was cut from), or "" when it has none.
+std::string frame_source_id(const std::filesystem::path& path) {
+  const Json frame = parse_strict_json(read_text_file(path, "frame"), "frame " + path.string());
+  const auto meta = frame.find("meta_data");
+  if (meta == frame.end() || !meta->is_object()) return "";
+  const auto source = meta->find("source_id");
+  return source != meta->end() && source->is_string() ? source->get<std::string>() : "";
+}
+
+// `keys` without the segments whose first frame comes from one of `excluded` sources.
+std::vector<FrameKey> without_sources(std::vector<FrameKey> keys,
+                                      const std::filesystem::path& data_root,
+                                      const std::vector<std::string>& excluded) {
+  if (excluded.empty()) return keys;
+  std::map<std::string, bool> segment_excluded;
+  std::vector<FrameKey> kept;
+  for (FrameKey& key : keys) {
+    auto found = segment_excluded.find(key.segment_id);
+    if (found == segment_excluded.end()) {
+      const std::string source = frame_source_id(frame_info_path(data_root, key));
+      const bool drop = std::find(excluded.begin(), excluded.end(), source) != excluded.end();
+      found = segment_excluded.emplace(key.segment_id, drop).first;
+    }
+    if (!found->second) kept.push_back(std::move(key));
+  }
+  return kept;
+}
+
+}  // namespace
+
 FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
                        const std::string& split, FrameReadOptions options)
     : data_root_(std::move(data_root)),
       collection_file_(std::move(collection_file)),
       split_(split),
       options_(options),
-      keys_(read_collection(collection_file_, split)) {}
+      keys_(without_sources(read_collection(collection_file_, split), data_root_,
+                            options_.excluded_sources)) {}
 
 FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
                        const std::string& split)

@@ -15,19 +15,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path dataset() {
+fs::path visualize_dataset() {
   return test::synthetic_dataset("visualize_e2e", "--frames 4 --val-frames 3 --seed 8");
 }
 
 std::string arguments(const fs::path& out, const std::string& extra) {
-  return "--data-root '" + dataset().string() + "' --collection data_dict_synthetic.json " +
+  return "--data-root '" + visualize_dataset().string() + "' --collection data_dict_synthetic.json " +
          "--split val --out '" + out.string() + "' " + extra;
 }
 
 TEST(Visualize, DrawsTheFirstFramesOfASplitWithTheirPredictions) {
   const fs::path scratch = test::scratch_dir("visualize");
   std::vector<FramePrediction> predictions;
-  for (const FrameKey& key : read_collection(dataset() / "data_dict_synthetic.json", "val")) {
+  for (const FrameKey& key : read_collection(visualize_dataset() / "data_dict_synthetic.json", "val")) {
     FramePrediction prediction;
     prediction.frame = {key.split, key.segment_id, key.timestamp};
     prediction.lanes = {{{{5.0f, 0.0f, 0.0f}, {25.0f, 0.0f, 0.0f}}, 0.8f}};

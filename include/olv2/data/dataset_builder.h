@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
@@ -19,11 +20,14 @@ namespace olv2 {
 struct DatasetSpec {
   DatasetLocation location;
   std::optional<Subset> subset;  // the `type`'s (OpenLaneV2SubsetADataset or ...BDataset)
+  std::vector<std::string> excluded_sources;  // logs left out (TopoNet's filter_map_change)
   Pipeline pipeline;
   bool skip_bad_frames = false;
 
   // One dataset entry (`data.train`, `data.val`, `data.test`): `type`, `data_root`,
-  // `meta_root`, `collection`, `pipeline`, `test_mode`.
+  // `meta_root`, `collection`, `pipeline`, `test_mode`; or TopoNet's: `ann_file` for
+  // `collection` (dataset_location.h), `split`, `classes`, `modality`, `filter_map_change`
+  // (the training split without the four logs whose maps changed).
   static Schema schema();
   // The spec of `data.<split_key>` of a validated config.
   static DatasetSpec from_config(const ConfigNode& root, const std::string& split_key);

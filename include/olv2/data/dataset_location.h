@@ -18,7 +18,9 @@ struct DatasetLocation {
 // default to the top-level keys of the same names (a per-split value wins);
 // `collection: <stem>_<split>` names the file `<meta_root>/<stem>.json` and its
 // top-level key `<split>`, as the official preprocessing names its outputs
-// (`data_dict_subset_A_train` → `data_dict_subset_A.json`, key `train`).
+// (`data_dict_subset_A_train` → `data_dict_subset_A.json`, key `train`). TopoNet's configs
+// name the devkit's pickle instead, `ann_file: <folder>/<stem>_<split>.pkl`: the JSON it was
+// made from, `<folder>/<stem>.json`, is read (a `split` key must agree).
 // Relative paths stay relative to the current directory, as in the original.
 DatasetLocation resolve_dataset_location(const ConfigNode& root, const std::string& split_key);
 

@@ -41,6 +41,9 @@ struct FrameReadOptions {
   int point_interval = 1;  // keep centerline points 0, k, 2k, ... (the last one when k divides)
   std::optional<Subset>
       subset;  // the subset the frames must be of (a dataset's `type`); none: either
+  // Segments whose frames' `meta_data.source_id` is one of these are left out of the index
+  // (TopoNet's `filter_map_change`); each segment's first frame is read to tell.
+  std::vector<std::string> excluded_sources;
 };
 
 // Parses one frame JSON text; `source` names the file in errors. Unknown keys

@@ -37,6 +37,8 @@ struct PipelineData {
   std::vector<std::array<int64_t, 3>> pad_shape;
   float pad_val = 0;
   std::array<float, 4> scale_factor{1.f, 1.f, 1.f, 1.f};
+  // Per camera (x, y) offset of a crop (CropFrontViewImageForAv2); empty when none was made.
+  std::vector<std::array<int64_t, 2>> crop_shape;
   // Channel permutation drawn by the photometric distortion, applied by the
   // format bundle: output channel c takes input channel channel_order[c].
   std::vector<std::array<int, 3>> channel_order;

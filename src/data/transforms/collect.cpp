@@ -87,6 +87,9 @@ void Collect::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   meta.img_shape = data.img_shape;
   meta.pad_shape = data.pad_shape.empty() ? data.img_shape : data.pad_shape;
   meta.scale_factor = data.scale_factor;
+  meta.crop_shape = data.crop_shape;
 }
+
+const std::vector<std::string>& Collect::all_meta_keys() { return kMetaKeys; }
 
 }  // namespace olv2

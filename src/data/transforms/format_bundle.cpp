@@ -43,7 +43,12 @@ std::shared_ptr<const Transform> FormatBundle::from_config(const ConfigNode& /*n
   return std::make_shared<FormatBundle>();
 }
 
-Schema FormatBundle::schema() { return Schema::map().required("type", Schema::string()); }
+// TopoNet's CustomFormatBundle3DLane names the classes: the lanes' one, `centerline`.
+Schema FormatBundle::schema() {
+  return Schema::map()
+      .required("type", Schema::string())
+      .optional("class_names", Schema::sequence(Schema::string()));
+}
 
 void FormatBundle::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   ensure_float_images(data);

@@ -18,7 +18,7 @@ const std::vector<std::string>& informational_keys() {
       "bev_w_",       "method_para",       "img_norm_cfg", "train_pipeline", "test_pipeline",
       "dataset_type", "point_cloud_range", "voxel_size",   "class_names",    "input_modality",
       "queue_length", "num_cams",          "Map_size",     "code_size",      "_ffn_cfg_",
-      "total_epochs"};
+      "total_epochs", "pts_dim",           "para_method"};
   return keys;
 }
 
@@ -45,6 +45,7 @@ Schema train_config_schema() {
       .optional("custom_hooks", custom_hooks_schema())
       .optional("dist_params", DistributedOptions::schema())
       .optional("log_level", LogOptions::level_schema())
+      .optional("work_dir", Schema::string().nullable())
       .optional("load_from", Schema::string().nullable())
       .optional("resume_from", Schema::string().nullable())
       .optional("workflow", Schema::sequence())
@@ -63,6 +64,10 @@ std::vector<std::string> ignored_keys_in(const ConfigNode& root) {
   };
   note(root.find("custom_imports"), "Python plug-in import; the models are built in");
   note(root.find("workflow"), "always train, then validate every evaluation.interval epochs");
+  if (const ConfigNode* work_dir = root.find("work_dir");
+      work_dir != nullptr && !work_dir->is_null()) {
+    note(work_dir, "the work dir is --work-dir's (default work_dirs/<config name>)");
+  }
   if (const ConfigNode* data = root.find("data")) {
     note(data->find("shuffler_sampler"),
          "training data is always sharded per rank and shuffled per epoch");

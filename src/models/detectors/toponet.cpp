@@ -160,9 +160,25 @@ TopoNetLosses TopoNetImpl::losses(const TopoNetOutputs& outputs, const Batch& ba
   return result;
 }
 
+namespace {
+
+// The batch with each frame's ego motion zeroed (the can_bus translation and yaw in degrees), as
+// TopoNet sees every frame: its dataset zeroes it for training (`union2one` over a queue of
+// one), its forward_test for a scene's first frame, which every frame is without a previous BEV.
+Batch without_ego_motion(const Batch& batch) {
+  Batch first_frames = batch;
+  first_frames.can_bus = batch.can_bus.clone();
+  first_frames.can_bus.narrow(1, 0, 3).zero_();
+  first_frames.can_bus.narrow(1, 17, 1).zero_();
+  return first_frames;
+}
+
+}  // namespace
+
 LossMap TopoNetImpl::forward_train(const Batch& batch) {
   if (!batch.has_gt()) throw runtime_error("TopoNet::forward_train: the batch has no ground truth");
-  return losses(forward(batch), batch).losses;
+  const Batch first_frames = without_ego_motion(batch);
+  return losses(forward(first_frames), first_frames).losses;
 }
 
 std::vector<FrameTestOutputs> TopoNetImpl::decode(const TopoNetOutputs& outputs, const Batch& batch,
@@ -197,7 +213,9 @@ std::vector<FrameTestOutputs> TopoNetImpl::decode(const TopoNetOutputs& outputs,
 }
 
 std::vector<FramePrediction> TopoNetImpl::predict(const Batch& batch) {
-  return toponet_frame_predictions(batch, decode(forward(batch), batch, /*rescale=*/true),
+  const Batch first_frames = without_ego_motion(batch);
+  return toponet_frame_predictions(first_frames,
+                                   decode(forward(first_frames), first_frames, /*rescale=*/true),
                                    options_.lane_head.pts_dim);
 }
 

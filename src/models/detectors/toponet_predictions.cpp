@@ -3,9 +3,9 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
+#include "olv2/data/polyline_resample.h"
 #include "olv2/util/autocast_guard.h"
 
 namespace olv2 {
@@ -22,31 +22,6 @@ std::vector<int64_t> by_confidence(const at::Tensor& scores) {
 }
 
 }  // namespace
-
-std::vector<std::array<float, 3>> resample_by_length(
-    const std::vector<std::array<double, 3>>& points, int64_t count) {
-  std::vector<double> cumulative{0.0};
-  for (size_t i = 1; i < points.size(); ++i) {
-    cumulative.push_back(cumulative.back() + std::hypot(points[i][0] - points[i - 1][0],
-                                                        points[i][1] - points[i - 1][1]));
-  }
-  const double length = cumulative.back();
-  std::vector<std::array<float, 3>> out;
-  size_t segment = 0;
-  for (int64_t k = 0; k < count; ++k) {
-    const double at =
-        count > 1 ? length * static_cast<double>(k) / static_cast<double>(count - 1) : 0.0;
-    while (segment + 2 < points.size() && cumulative[segment + 1] < at) ++segment;
-    std::array<double, 3> p = points[segment];
-    if (points.size() > 1) {
-      const double span = cumulative[segment + 1] - cumulative[segment];
-      const double t = span > 0 ? std::clamp((at - cumulative[segment]) / span, 0.0, 1.0) : 0.0;
-      for (size_t d = 0; d < 3; ++d) p[d] += t * (points[segment + 1][d] - points[segment][d]);
-    }
-    out.push_back({static_cast<float>(p[0]), static_cast<float>(p[1]), static_cast<float>(p[2])});
-  }
-  return out;
-}
 
 std::vector<FramePrediction> toponet_frame_predictions(const Batch& batch,
                                                        const std::vector<FrameTestOutputs>& outputs,
@@ -71,7 +46,10 @@ std::vector<FramePrediction> toponet_frame_predictions(const Batch& batch,
         points.push_back({a[k][0], a[k][1], pts_dim == 3 ? a[k][2] : 0.0});
       }
       LanePrediction prediction_lane;
-      prediction_lane.points = resample_by_length(points, 11);
+      for (const std::array<double, 3>& p : resample_by_length(points, 11)) {
+        prediction_lane.points.push_back(
+            {static_cast<float>(p[0]), static_cast<float>(p[1]), static_cast<float>(p[2])});
+      }
       prediction_lane.confidence = best[q].item<float>();
       prediction.lanes.push_back(std::move(prediction_lane));
     }

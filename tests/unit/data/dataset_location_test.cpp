@@ -45,3 +45,30 @@ TEST(DatasetLocation, MissingRootOrMalformedCollectionIsAnError) {
 
 }  // namespace
 }  // namespace olv2
+
+namespace olv2 {
+namespace {
+
+// TopoNet's configs name the devkit's pickle; the collection JSON it was made from is read.
+TEST(DatasetLocation, TopoNetsAnnFileNamesTheCollectionBesideIt) {
+  const ConfigNode root = parse_yaml(
+      "data:\n  train: {data_root: data/OpenLane-V2/, split: train,\n"
+      "          ann_file: data/OpenLane-V2/data_dict_subset_A_train.pkl}\n"
+      "  val: {data_root: d, split: train, ann_file: d/data_dict_subset_A_val.pkl}\n",
+      "c.yaml");
+  const DatasetLocation train = resolve_dataset_location(root, "train");
+  EXPECT_EQ(train.data_root, "data/OpenLane-V2/");
+  EXPECT_EQ(train.collection_file, "data/OpenLane-V2/data_dict_subset_A.json");
+  EXPECT_EQ(train.split, "train");
+  try {
+    resolve_dataset_location(root, "val");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("data.val.split"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("`val` of ann_file"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace olv2

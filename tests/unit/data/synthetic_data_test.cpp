@@ -101,6 +101,25 @@ TEST(SyntheticData, CollectionSplitsFramesIntoTrainAndValSegments) {
   EXPECT_FALSE(fs::exists(root / "train" / train.front().segment_id / "image"));
 }
 
+// TopoNet's filter_map_change: a segment whose frames come from an excluded log (its first
+// frame's meta_data.source_id) is left out of the index, every frame of it.
+TEST(SyntheticData, ExcludedSourcesLeaveTheirSegmentsOutOfTheIndex) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_sources");
+  SyntheticDataOptions options = small_options(root);
+  options.frames = 8;
+  options.val_frames = 2;
+  options.write_images = false;
+  const auto summary = olv2::synthetic::make_synthetic_data(options);
+  const olv2::FrameIndex all(root, summary.collection_file, "train");
+  ASSERT_EQ(all.size(), 6u);
+  const std::string first = all.key(0).segment_id;
+  olv2::FrameReadOptions read;
+  read.excluded_sources = {"synthetic-" + first, "a-log-not-in-the-data"};
+  const olv2::FrameIndex kept(root, summary.collection_file, "train", read);
+  ASSERT_EQ(kept.size(), 4u);
+  for (const olv2::FrameKey& key : kept.keys()) EXPECT_NE(key.segment_id, first);
+}
+
 // --test-frames adds a `test` split after the others whose frames carry no `annotation`, as
 // the real test split's: the reader takes them, unannotated.
 TEST(SyntheticData, TestFramesFormAnUnannotatedSplit) {

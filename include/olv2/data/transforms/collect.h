@@ -18,6 +18,8 @@ class Collect : public Transform {
       : keys_(std::move(keys)), meta_keys_(std::move(meta_keys)) {}
   static std::shared_ptr<const Transform> from_config(const ConfigNode& node);
   static Schema schema();
+  // Every image meta a Collect can keep.
+  static const std::vector<std::string>& all_meta_keys();
   const char* type() const override { return "Collect"; }
   void apply(PipelineData& data, std::mt19937_64& rng) const override;
 

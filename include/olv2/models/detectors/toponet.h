@@ -75,7 +75,7 @@ class TopoNetImpl : public DetectorImpl {
  public:
   explicit TopoNetImpl(const TopoNetOptions& options);
 
-  // The one forward pass, in train or eval mode.
+  // The one forward pass, in train or eval mode, on the can_bus as given.
   TopoNetOutputs forward(const Batch& batch);
   // The losses of a batch with ground truth (lanes as [G, code_size] points in metres),
   // computed in float32, with every decoder layer's matching.
@@ -86,6 +86,9 @@ class TopoNetImpl : public DetectorImpl {
   std::vector<FrameTestOutputs> decode(const TopoNetOutputs& outputs, const Batch& batch,
                                        bool rescale) const;
 
+  // Both as the original runs them: every frame without its ego motion (the can_bus translation
+  // and yaw in degrees zeroed: TopoNet's dataset does it for training, its forward_test for
+  // testing); predictions with boxes rescaled to the raw front image.
   LossMap forward_train(const Batch& batch) override;
   std::vector<FramePrediction> predict(const Batch& batch) override;
   void set_dropout(double p) override;

@@ -17,9 +17,4 @@ std::vector<FramePrediction> toponet_frame_predictions(const Batch& batch,
                                                        const std::vector<FrameTestOutputs>& outputs,
                                                        int64_t pts_dim);
 
-// `points` resampled to `count` points at equal steps of the polyline's length in the ground
-// plane (x, y), z interpolated along, as shapely's LineString.interpolate does.
-std::vector<std::array<float, 3>> resample_by_length(
-    const std::vector<std::array<double, 3>>& points, int64_t count);
-
 }  // namespace olv2

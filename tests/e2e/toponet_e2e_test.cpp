@@ -1,0 +1,74 @@
+// TopoNet trained and tested as a user runs it: train_ds on configs/demo_toponet.yaml (TopoNet's
+// pipeline, its dataset keys, the reduced model) for one epoch of a few synthetic frames, then
+// test_ds on the checkpoint: the same predictions as the validation, and a submission the
+// devkit's check_results takes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/json_log_records.h"
+#include "support/python_numpy.h"
+#include "support/run_command.h"
+#include "support/synthetic_dataset.h"
+#include "support/temp_files.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path demo_config() { return test::source_dir() / "configs/demo_toponet.yaml"; }
+
+// 2 train and 2 val frames at the demo's image size, in a folder laid out as the demo expects
+// (data/synthetic under the working folder).
+fs::path toponet_workspace() {
+  static const fs::path workspace = [] {
+    const fs::path dir = test::shared_scratch_dir("toponet_e2e");
+    fs::create_directories(dir / "data");
+    const fs::path dataset =
+        test::synthetic_dataset("toponet_e2e", "--frames 4 --val-frames 2 --seed 9");
+    std::error_code ignored;
+    fs::remove(dir / "data/synthetic", ignored);
+    fs::create_directory_symlink(dataset, dir / "data/synthetic");
+    return dir;
+  }();
+  return workspace;
+}
+
+TEST(TopoNetEndToEnd, TrainsOnTheSyntheticDataAndTestDsSubmitsItsPredictions) {
+  const fs::path workspace = toponet_workspace();
+  const fs::path work_dir = workspace / "work";
+  const std::string in_workspace = "cd '" + workspace.string() + "' && ";
+  const auto trained = test::run_command(
+      in_workspace + "'" + (test::bin_dir() / "train_ds").string() + "' '" +
+      demo_config().string() + "' --work-dir '" + work_dir.string() +
+      "' --cfg-options runner.max_epochs=1 evaluation.interval=1 checkpoint_config.interval=1 "
+      "--threads 1");
+  ASSERT_EQ(trained.exit_status, 0) << trained.output;
+  const auto validations = test::json_log_records(work_dir, "val");
+  ASSERT_EQ(validations.size(), 1u);
+  EXPECT_TRUE(validations[0].contains("OLS"));
+
+  const fs::path results = workspace / "results.json";
+  const fs::path submission = workspace / "submission.pkl";
+  const auto tested = test::run_command(
+      in_workspace + "'" + (test::bin_dir() / "test_ds").string() + "' '" + demo_config().string() +
+      "' '" + (work_dir / "epoch_1.pth").string() + "' --eval --results-json '" + results.string() +
+      "' --out '" + submission.string() + "' --work-dir '" + workspace.string() +
+      "' --threads 1 --method TopoNet --authors A.Author --e-mail a@example.org --institution "
+      "'Example Lab' --country DE");
+  ASSERT_EQ(tested.exit_status, 0) << tested.output;
+  EXPECT_EQ(nlohmann::json::parse(test::read_file(results))["results"],
+            nlohmann::json::parse(test::read_file(work_dir / "results_epoch_1.json"))["results"]);
+
+  OLV2_REQUIRE_DEVKIT_SOURCES();
+  const test::CommandResult checked = test::run_devkit_check_results(submission, workspace);
+  EXPECT_EQ(checked.exit_status, 0) << checked.output;
+  EXPECT_NE(checked.output.find("check_results: valid"), std::string::npos) << checked.output;
+}
+
+}  // namespace
+}  // namespace olv2
