@@ -137,8 +137,8 @@ void TopoNetPipelineParity::check_split(const std::string& split) {
   const Pipeline full = pipeline(split);
   at::Tensor order = at::empty({static_cast<int64_t>(frames.size()), 2}, at::kLong);
   for (size_t i = 0; i < frames.size(); ++i) {
-    order[static_cast<int64_t>(i)][0] = std::stoll(frames.key(i).segment_id);
-    order[static_cast<int64_t>(i)][1] = std::stoll(frames.key(i).timestamp);
+    order[static_cast<int64_t>(i)][0] = static_cast<int64_t>(std::stoll(frames.key(i).segment_id));
+    order[static_cast<int64_t>(i)][1] = static_cast<int64_t>(std::stoll(frames.key(i).timestamp));
   }
   expect_equal_values(order, expected_at(expected_, split + ".sample_order"), "sample_order");
 
