@@ -144,7 +144,7 @@ FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path co
 FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
                        const std::string& split)
     : FrameIndex(std::move(data_root), std::move(collection_file), split,
-                 FrameReadOptions{default_point_interval(split), std::nullopt}) {}
+                 FrameReadOptions{default_point_interval(split), std::nullopt, {}}) {}
 
 Frame FrameIndex::load(size_t index) const {
   if (index >= keys_.size()) {

@@ -48,9 +48,12 @@ TEST(TopoNetEndToEnd, TrainsOnTheSyntheticDataAndTestDsSubmitsItsPredictions) {
       "' --cfg-options runner.max_epochs=1 evaluation.interval=1 checkpoint_config.interval=1 "
       "--threads 1");
   ASSERT_EQ(trained.exit_status, 0) << trained.output;
+  // The demo validates before training and after it.
   const auto validations = test::json_log_records(work_dir, "val");
-  ASSERT_EQ(validations.size(), 1u);
-  EXPECT_TRUE(validations[0].contains("OLS"));
+  ASSERT_EQ(validations.size(), 2u);
+  EXPECT_EQ(validations[0].at("epoch"), 0);
+  EXPECT_EQ(validations[1].at("epoch"), 1);
+  EXPECT_TRUE(validations[1].contains("OLS"));
 
   const fs::path results = workspace / "results.json";
   const fs::path submission = workspace / "submission.pkl";

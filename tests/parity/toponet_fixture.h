@@ -55,9 +55,13 @@ inline TopoNetOptions toponet_fixture_options() {
       load_config_file(source_dir() / "configs/fixtures/toponet_reduced.yaml").at("model"));
 }
 
-// The fixture weights; `shared` is the baseline_large fixture's state dict.
-inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(const NamedTensors& shared) {
-  auto model = std::make_shared<TopoNetImpl>(toponet_fixture_options());
+// The fixture weights; `shared` is the baseline_large fixture's state dict. `checkpoint`: the
+// stages recomputed in backward (model.checkpoint).
+inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(
+    const NamedTensors& shared, const std::vector<std::string>& checkpoint = {}) {
+  TopoNetOptions model_options = toponet_fixture_options();
+  model_options.checkpoint = checkpoint;
+  auto model = std::make_shared<TopoNetImpl>(model_options);
   NamedTensors state;
   for (const auto& [name, tensor] : module_state_dict(*model)) {
     const std::string part = name.substr(0, name.find('.'));

@@ -43,11 +43,11 @@ void expect_toponet_gradients_as_original(const NamedTensors& ours, const std::s
 }
 
 // One training step as train_ds's first (train mode, dropout 0, backward of the summed
-// losses) against the `case_` records.
-void expect_training_step_as_original(const std::vector<int64_t>& frames,
-                                      const std::string& case_) {
+// losses) against the `case_` records; `checkpoint`: the stages recomputed in backward.
+void expect_training_step_as_original(const std::vector<int64_t>& frames, const std::string& case_,
+                                      const std::vector<std::string>& checkpoint = {}) {
   LOAD_TOPONET_SHARED_WEIGHTS(shared);
-  const std::shared_ptr<TopoNetImpl> model = toponet_fixture_model(shared);
+  const std::shared_ptr<TopoNetImpl> model = toponet_fixture_model(shared, checkpoint);
   model->train();
   model->set_dropout(0.0);
   const Batch batch = toponet_fixture_batch(frames);
@@ -95,6 +95,12 @@ TEST(TopoNetModel, OneFrameTrainingStepEqualsTheOriginal) {
 
 TEST(TopoNetModel, BatchOfTwoFramesTrainingStepEqualsTheOriginal) {
   expect_training_step_as_original({}, "batch_two");
+}
+
+// Activation checkpointing of the image stage and of each BEV encoder layer recomputes them in
+// backward: the same step.
+TEST(TopoNetModel, CheckpointedStagesGiveTheOriginalsStep) {
+  expect_training_step_as_original({0}, "one_frame", {"extract_feat", "bev_constructor"});
 }
 
 TEST(TopoNetModel, TestPassEqualsTheOriginal) {

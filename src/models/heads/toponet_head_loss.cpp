@@ -56,11 +56,20 @@ DetrHeadLosses TopoNetHeadImpl::loss(const TopoNetHeadOutputs& outputs,
                         " traffic-element matchings for " + std::to_string(num_layers) +
                         " decoder layers");
   }
+  // (x, y) lanes (subset B): TopoNet's dataset drops z before resampling, which the resampling
+  // (by the length in x, y) does not see, so dropping it from 3-D points gives the same targets.
+  std::vector<at::Tensor> targets = gt_lanes;
+  const int64_t points = options_.code_size / options_.pts_dim;
+  for (at::Tensor& lanes : targets) {
+    if (options_.pts_dim == 2 && lanes.size(-1) == points * 3) {
+      lanes = lanes.reshape({-1, points, 3}).narrow(-1, 0, 2).reshape({-1, options_.code_size});
+    }
+  }
   const LaneSetLossSettings settings = loss_settings();
   std::vector<TopoNetLayerLosses> layers;
   for (int64_t l = 0; l < num_layers; ++l) {
     LaneSetLayerLosses lanes = lane_set_layer_losses(settings, cls_scores[l], lanes_preds[l],
-                                                     gt_lanes, gt_labels, reduce_mean);
+                                                     targets, gt_labels, reduce_mean);
     TopoNetLayerLosses layer;
     layer.cls = lanes.cls;
     layer.reg = lanes.reg;

@@ -159,7 +159,7 @@ TEST(SyntheticData, EveryFramePassesTheReaderWithoutWarnings) {
   size_t frames = 0;
   for (const char* split : {"train", "val"}) {
     const olv2::FrameIndex index(root, summary.collection_file, split,
-                                 olv2::FrameReadOptions{1, std::nullopt});
+                                 olv2::FrameReadOptions{1, std::nullopt, {}});
     for (size_t i = 0; i < index.size(); ++i) {
       const olv2::Frame frame = index.load(i);
       ++frames;
@@ -193,7 +193,7 @@ TEST(SyntheticData, AnnotatedLanePointsProjectOntoDrawnLanes) {
   const fs::path root = olv2::test::scratch_dir("synthetic_projection");
   const auto summary = olv2::synthetic::make_synthetic_data(small_options(root));
   const olv2::FrameIndex index(root, summary.collection_file, "train",
-                               olv2::FrameReadOptions{1, std::nullopt});
+                               olv2::FrameReadOptions{1, std::nullopt, {}});
   int checked = 0;
   int on_lane = 0;
   for (size_t i = 0; i < index.size(); ++i) {

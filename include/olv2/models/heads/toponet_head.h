@@ -81,7 +81,8 @@ class TopoNetHeadImpl : public torch::nn::Module {
 
   // Losses of every decoder layer: `loss_lane_cls`, `loss_lane_reg`, `loss_lclc_rel`,
   // `loss_lcte_rel` (last layer), then `d{i}.*`, against per-sample GT lanes
-  // ([G, code_size] metres), labels ([G]), lane-lane ([G, G]) and lane-traffic-element
+  // ([G, code_size] metres; with pts_dim 2, 3-D points are taken as their (x, y)), labels ([G]),
+  // lane-lane ([G, G]) and lane-traffic-element
   // ([G, G_te]) adjacency, with the traffic-element head's matching of every layer
   // (`te_assign[layer][sample]`). `reduce_mean` averages a count over the ranks.
   DetrHeadLosses loss(const TopoNetHeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
