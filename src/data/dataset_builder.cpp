@@ -8,16 +8,25 @@
 namespace olv2 {
 namespace {
 
-// The collection file is where `meta_root` says, relative to the current folder unless
-// absolute; an input error that says so, and how to point the config at the data, when it is
-// not there.
-void require_collection_file(const DatasetLocation& location, const ConfigNode& collection) {
+// The collection file is where `meta_root` (or TopoNet's `ann_file`) says, relative to the
+// current folder unless absolute; an input error that says so, and how to point the config at
+// the data, when it is not there.
+void require_collection_file(const DatasetLocation& location, const ConfigNode& collection,
+                             const std::string& split_key) {
   std::error_code error;
   if (std::filesystem::is_regular_file(location.collection_file, error)) return;
   const std::string relative =
       location.collection_file.is_relative()
           ? ", relative to the current folder " + std::filesystem::current_path(error).string()
           : "";
+  if (collection.path() == "data." + split_key + ".ann_file") {
+    throw input_error(collection.where() + ": " + collection.text() +
+                      " is read as the collection it was made from, " +
+                      location.collection_file.string() + ", which is not there" + relative +
+                      " (the OpenLane-V2 download has it beside the pickles); point ann_file at "
+                      "that folder, e.g. --cfg-options data." +
+                      split_key + ".ann_file=DIR/data_dict_subset_A_" + location.split + ".pkl");
+  }
   throw input_error(collection.where() + ": collection file " + location.collection_file.string() +
                     " not found (in `meta_root`" + relative +
                     "); point `data_root` and `meta_root` at the OpenLane-V2 folder, e.g. "
@@ -91,7 +100,8 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
   require_camera_centerlines(dataset);
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
-  require_collection_file(spec.location, collection != nullptr ? *collection : *ann_file);
+  require_collection_file(spec.location, collection != nullptr ? *collection : *ann_file,
+                          split_key);
   const std::string type = dataset.get<std::string>("type", "");
   if (type == "OpenLaneV2SubsetADataset" || type == "OpenLaneV2_subset_A_Dataset") {
     spec.subset = Subset::kA;

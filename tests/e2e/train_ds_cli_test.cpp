@@ -136,6 +136,23 @@ TEST(TrainDsCli, AMissingCollectionNamesDataRootAndMetaRoot) {
   }
 }
 
+// TopoNet's `ann_file` names a pickle; the collection JSON beside it is what is read, and a
+// missing one is named with the key and where it was looked for.
+TEST(TrainDsCli, AMissingCollectionBesideTopoNetsAnnFileIsNamed) {
+  const std::filesystem::path dir = test::scratch_dir("missing_ann_file_collection");
+  const auto result = run_app("train_ds", config("toponet_r50_8x1_24e_olv2_subset_A.yaml") +
+                                              " --work-dir '" + (dir / "work").string() +
+                                              "' --cfg-options model.img_backbone.init_cfg=null");
+  EXPECT_EQ(result.exit_status, 2) << result.output;
+  for (const char* part : {"key `data.train.ann_file`",
+                           "data/OpenLane-V2/data_dict_subset_A_train.pkl is read as the "
+                           "collection it was made from, "
+                           "data/OpenLane-V2/data_dict_subset_A.json, which is not there",
+                           "--cfg-options data.train.ann_file=DIR/data_dict_subset_A_train.pkl"}) {
+    EXPECT_NE(result.output.find(part), std::string::npos) << part << "\n" << result.output;
+  }
+}
+
 // mmdet's spellings: --auto-resume is --resume-from auto; --gpus and --gpu-ids are answered with
 // the launcher that runs one process per GPU.
 TEST(TrainDsCli, MmdetFlagsAreAcceptedOrAnsweredWithTheRightOne) {
