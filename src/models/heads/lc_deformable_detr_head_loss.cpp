@@ -8,15 +8,7 @@
 namespace olv2 {
 
 LaneSetLossSettings LcDeformableDetrHeadImpl::loss_settings() const {
-  LaneSetLossSettings settings;
-  settings.loss_cls = options_.loss_cls.get();
-  settings.loss_bbox = options_.loss_bbox.get();
-  settings.assigner = assigner_.get();
-  settings.num_classes = options_.num_classes;
-  settings.code_size = options_.code_size;
-  settings.sync_cls_avg_factor = options_.sync_cls_avg_factor;
-  settings.code_weights = code_weights_;
-  return settings;
+  return lane_set_loss_settings(options_, *assigner_, code_weights_);
 }
 
 AssignResult LcDeformableDetrHeadImpl::assign(const at::Tensor& cls_scores,

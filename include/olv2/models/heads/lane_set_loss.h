@@ -23,6 +23,21 @@ struct LaneSetLossSettings {
   at::Tensor code_weights;  // [code_size]
 };
 
+// The settings of a lane head whose options have the fields above by the same names.
+template <typename HeadOptions>
+LaneSetLossSettings lane_set_loss_settings(const HeadOptions& options, const Assigner& assigner,
+                                           const at::Tensor& code_weights) {
+  LaneSetLossSettings settings;
+  settings.loss_cls = options.loss_cls.get();
+  settings.loss_bbox = options.loss_bbox.get();
+  settings.assigner = &assigner;
+  settings.num_classes = options.num_classes;
+  settings.code_size = options.code_size;
+  settings.sync_cls_avg_factor = options.sync_cls_avg_factor;
+  settings.code_weights = code_weights;
+  return settings;
+}
+
 struct LaneSetLayerLosses {
   at::Tensor cls, reg;
   std::vector<AssignResult> assign;  // per sample
