@@ -4,6 +4,7 @@
 // devkit's check_results takes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -71,6 +72,31 @@ TEST(TopoNetEndToEnd, TrainsOnTheSyntheticDataAndTestDsSubmitsItsPredictions) {
   const test::CommandResult checked = test::run_devkit_check_results(submission, workspace);
   EXPECT_EQ(checked.exit_status, 0) << checked.output;
   EXPECT_NE(checked.output.find("check_results: valid"), std::string::npos) << checked.output;
+}
+
+// Mixed precision (bf16 autocast with the dynamic loss scaler on the CPU) and two accumulated
+// frames a step, recomputing the image stage and the BEV encoder in backward: every logged loss
+// finite, and one optimizer step for the two frames.
+TEST(TopoNetEndToEnd, TrainsInMixedPrecisionWithAccumulationAndCheckpointing) {
+  const fs::path workspace = toponet_workspace();
+  const fs::path work_dir = workspace / "work_mixed";
+  const auto trained = test::run_command(
+      "cd '" + workspace.string() + "' && '" + (test::bin_dir() / "train_ds").string() + "' '" +
+      demo_config().string() + "' --work-dir '" + work_dir.string() +
+      "' --use-fp16 --no-validate --threads 1 --cfg-options runner.max_epochs=1 "
+      "log_config.interval=1 data.gradient_accumulation_steps=2 "
+      "'model.checkpoint=[extract_feat, bev_constructor]'");
+  ASSERT_EQ(trained.exit_status, 0) << trained.output;
+  const auto steps = test::json_log_records(work_dir, "train");
+  ASSERT_FALSE(steps.empty()) << trained.output;
+  for (const nlohmann::json& step : steps) {
+    for (const auto& [key, value] : step.items()) {
+      if (key.find("loss") != std::string::npos) {
+        EXPECT_TRUE(std::isfinite(value.get<double>())) << key << " in " << step.dump();
+      }
+    }
+  }
+  EXPECT_EQ(steps.back().at("iter"), 1) << steps.back().dump();
 }
 
 }  // namespace
