@@ -30,4 +30,20 @@ std::vector<at::Tensor> multi_view_features(BackboneImpl& backbone, NeckImpl& ne
   return levels;
 }
 
+std::pair<int64_t, int64_t> image_hw(const std::array<int64_t, 3>& shape) {
+  return {shape[0], shape[1]};
+}
+
+FrontCameraInputs front_camera_inputs(const std::vector<at::Tensor>& image_features,
+                                      const Batch& batch,
+                                      std::pair<int64_t, int64_t> batch_input_shape) {
+  FrontCameraInputs front;
+  for (const at::Tensor& level : image_features) front.levels.push_back(level.select(1, 0));
+  front.geometry.batch_input_shape = batch_input_shape;
+  for (const ImageMeta& meta : batch.metas) {
+    front.geometry.img_shapes.push_back(image_hw(meta.img_shape.at(0)));
+  }
+  return front;
+}
+
 }  // namespace olv2

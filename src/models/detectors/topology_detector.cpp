@@ -11,14 +11,6 @@
 
 namespace olv2 {
 
-namespace {
-
-std::pair<int64_t, int64_t> shape_hw(const std::array<int64_t, 3>& shape) {
-  return {shape[0], shape[1]};
-}
-
-}  // namespace
-
 TopologyDetectorImpl::TopologyDetectorImpl(std::string name, std::vector<std::string> checkpoint,
                                            std::string bev_stage)
     : name_(std::move(name)), checkpoint_(std::move(checkpoint)), bev_stage_(std::move(bev_stage)) {
@@ -47,12 +39,10 @@ DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
   out.lane_geometry.img_shapes.assign(static_cast<size_t>(num_samples), bev_hw);
   out.lanes = lane_head_->forward({out.bev_features}, out.lane_geometry);
 
-  std::vector<at::Tensor> front;
-  for (const at::Tensor& level : out.image_features) front.push_back(level.select(1, 0));
-  out.traffic_element_geometry.batch_input_shape = traffic_element_input_shape(batch);
-  for (const ImageMeta& meta : batch.metas)
-    out.traffic_element_geometry.img_shapes.push_back(shape_hw(meta.img_shape.at(0)));
-  out.traffic_elements = traffic_element_head_->forward(front, out.traffic_element_geometry);
+  FrontCameraInputs front =
+      front_camera_inputs(out.image_features, batch, traffic_element_input_shape(batch));
+  out.traffic_element_geometry = std::move(front.geometry);
+  out.traffic_elements = traffic_element_head_->forward(front.levels, out.traffic_element_geometry);
 
   out.lclc = lclc_head_->forward(out.lanes.query_states, out.lanes.query_states);
   out.lcte = lcte_head_->forward(out.lanes.query_states, out.traffic_elements.query_states);
@@ -89,7 +79,7 @@ std::vector<FrameTestOutputs> TopologyDetectorImpl::decode(const DetectorOutputs
   std::vector<FrameTestOutputs> results;
   for (int64_t b = 0; b < batch.size(); ++b) {
     const ImageMeta& meta = batch.metas[static_cast<size_t>(b)];
-    const std::pair<int64_t, int64_t> img_shape = shape_hw(meta.img_shape.at(0));
+    const std::pair<int64_t, int64_t> img_shape = image_hw(meta.img_shape.at(0));
     std::vector<double> scale;
     if (rescale) scale.assign(meta.scale_factor.begin(), meta.scale_factor.end());
     FrameTestOutputs r;

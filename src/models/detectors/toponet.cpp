@@ -27,10 +27,6 @@ BevFormerConstructerOptions toponet_bev_constructor(BevFormerConstructerOptions 
   return options;
 }
 
-std::pair<int64_t, int64_t> front_image_hw(const std::array<int64_t, 3>& shape) {
-  return {shape[0], shape[1]};
-}
-
 }  // namespace
 
 TopoNetOptions::TopoNetOptions()
@@ -118,12 +114,10 @@ TopoNetOutputs TopoNetImpl::forward(const Batch& batch) {
                                            checkpoint_listed("extract_feat") && is_training());
 
   // The original's order: the traffic elements first, since the lane head reads them.
-  std::vector<at::Tensor> front;
-  for (const at::Tensor& level : out.image_features) front.push_back(level.select(1, 0));
-  out.traffic_element_geometry.batch_input_shape = {img.size(3), img.size(4)};
-  for (const ImageMeta& meta : batch.metas)
-    out.traffic_element_geometry.img_shapes.push_back(front_image_hw(meta.img_shape.at(0)));
-  out.traffic_elements = bbox_head_->forward(front, out.traffic_element_geometry);
+  FrontCameraInputs front =
+      front_camera_inputs(out.image_features, batch, {img.size(3), img.size(4)});
+  out.traffic_element_geometry = std::move(front.geometry);
+  out.traffic_elements = bbox_head_->forward(front.levels, out.traffic_element_geometry);
 
   const at::Tensor bev = in_stage("olv2::stage::view_transformer", [&] {
     return bev_constructor_->forward(out.image_features, batch);
@@ -194,8 +188,7 @@ std::vector<FrameTestOutputs> TopoNetImpl::decode(const TopoNetOutputs& outputs,
     FrameTestOutputs r;
     r.lc.objects = outputs.lanes.lanes.reg_preds[last][b];
     r.lc.scores = outputs.lanes.lanes.cls_scores[last][b].sigmoid();
-    r.te = bbox_head_->decode(outputs.traffic_elements, b, front_image_hw(meta.img_shape.at(0)),
-                              scale);
+    r.te = bbox_head_->decode(outputs.traffic_elements, b, image_hw(meta.img_shape.at(0)), scale);
     if (!meta.crop_shape.empty()) {
       // TopoNet's head adds the front camera's crop offset back, rescaled or not.
       const std::array<int64_t, 2>& crop = meta.crop_shape.front();

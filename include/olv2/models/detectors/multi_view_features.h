@@ -7,7 +7,9 @@
 
 #include <vector>
 
+#include "olv2/data/batch.h"
 #include "olv2/models/backbones/backbone.h"
+#include "olv2/models/heads/object_head.h"
 #include "olv2/models/necks/neck.h"
 
 namespace olv2 {
@@ -25,5 +27,18 @@ auto in_stage(const char* scope, F&& run) {
 // backward, when gradients are recorded.
 std::vector<at::Tensor> multi_view_features(BackboneImpl& backbone, NeckImpl& neck,
                                             const at::Tensor& images, bool checkpointed);
+
+// (height, width) of an image's (H, W, C) shape.
+std::pair<int64_t, int64_t> image_hw(const std::array<int64_t, 3>& shape);
+
+// What a traffic-element head reads: camera 0's levels [B, C, h, w] of the neck's
+// [B, N_cam, C, h, w], and their geometry (the padded input shape, each sample's camera-0 size).
+struct FrontCameraInputs {
+  std::vector<at::Tensor> levels;
+  DetrImageGeometry geometry;
+};
+FrontCameraInputs front_camera_inputs(const std::vector<at::Tensor>& image_features,
+                                      const Batch& batch,
+                                      std::pair<int64_t, int64_t> batch_input_shape);
 
 }  // namespace olv2
