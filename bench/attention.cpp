@@ -116,11 +116,12 @@ Timing run_case(const Case& c, const Kernel& kernel, int64_t heads, int64_t head
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Benchmark of the DETR heads' attention kernels"};
+  CLI::App app{"Measure the DETR heads' attention kernels."};
   int repeats = 3;
   int threads = 1;
-  app.add_option("--repeats", repeats, "timed runs per case")->check(CLI::PositiveNumber);
-  app.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
+  app.add_option("--repeats", repeats, "timed runs per case (default 3)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--threads", threads, "intra-op threads (default 1)")->check(CLI::PositiveNumber);
   if (const auto status = olv2::parse_command_line(app, "bench_attention", argc, argv))
     return *status;
   return olv2::guarded_main("bench_attention", [&] {

@@ -175,8 +175,8 @@ int run_rank(const std::string& config_file, const fs::path& root, int64_t rank,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Two-rank training step by gradient sync: overlap and ZeRO"};
-  std::string config_file = "configs/demo.yaml";
+  CLI::App app{"Measure a two-rank training step by gradient sync: overlap and ZeRO."};
+  std::string config_file;
   double image_scale = 0.125;
   int steps = 5;
   int threads = 1;
@@ -184,18 +184,17 @@ int main(int argc, char** argv) {
   int64_t rank = -1;
   int port = 0;
   std::string data_root;
-  app.add_option("--config", config_file, "Config whose model is trained")->capture_default_str();
-  app.add_option("--image-scale", image_scale, "Scale of the generated frames")
-      ->capture_default_str();
-  app.add_option("--steps", steps, "Timed steps per sync (after one warm-up)")
-      ->capture_default_str();
-  app.add_option("--threads", threads, "Intra-op threads per rank")->capture_default_str();
+  app.add_option("config", config_file, "config whose model is trained, e.g. configs/demo.yaml")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--image-scale", image_scale, "scale of the generated frames (default 0.125)");
+  app.add_option("--steps", steps, "timed steps per sync, after one warm-up (default 5)");
+  app.add_option("--threads", threads, "intra-op threads per rank (default 1)");
   app.add_option("--bucket-cap-mb", bucket_cap_mb,
-                 "Gradient bucket size (dist_params.bucket_cap_mb)")
-      ->capture_default_str();
-  app.add_option("--rank", rank, "Run as this rank (internal)");
-  app.add_option("--port", port, "With --rank: the rendezvous port (internal)");
-  app.add_option("--data-root", data_root, "With --rank: the frames (internal)");
+                 "gradient bucket size (dist_params.bucket_cap_mb; default 25)");
+  app.add_option("--rank", rank, "run as this rank (internal)");
+  app.add_option("--port", port, "with --rank: the rendezvous port (internal)");
+  app.add_option("--data-root", data_root, "with --rank: the frames (internal)");
   if (const auto status = olv2::parse_command_line(app, "bench_data_parallel", argc, argv))
     return *status;
   return olv2::guarded_main("bench_data_parallel", [&] {
@@ -216,11 +215,11 @@ int main(int argc, char** argv) {
     std::vector<int> statuses(2, 0);
     std::vector<std::thread> ranks;
     for (int64_t r = 0; r < 2; ++r) {
-      const std::string command = "\"" + olv2::platform::executable_path().string() +
-                                  "\" --config \"" + config_file + "\" --data-root \"" +
-                                  root.string() + "\" --rank " + std::to_string(r) + " --port " +
-                                  std::to_string(rendezvous) + " --steps " + std::to_string(steps) +
-                                  " --threads " + std::to_string(threads);
+      const std::string command = "\"" + olv2::platform::executable_path().string() + "\" \"" +
+                                  config_file + "\" --data-root \"" + root.string() + "\" --rank " +
+                                  std::to_string(r) + " --port " + std::to_string(rendezvous) +
+                                  " --steps " + std::to_string(steps) + " --threads " +
+                                  std::to_string(threads);
       ranks.emplace_back([&, r, command] {
         outputs[r] = olv2::platform::run_capturing_stdout(command, statuses[r]);
       });

@@ -104,19 +104,20 @@ Cost loader_cost(const olv2::OpenLaneV2Dataset& dataset, int64_t workers, int re
 
 int main(int argc, char** argv) {
   olv2::install_memory_reusing_allocators();  // as train_ds
-  CLI::App app{"Train-pipeline cost per sample at full resolution (decode vs the rest)"};
+  CLI::App app{
+      "Measure the train pipeline's cost per sample at full resolution (decode vs the rest)."};
   std::string data_root;
-  std::string config_file = "configs/baseline.yaml";
+  std::string config_file;
   int64_t frames = 4;
   int repeats = 2;
+  app.add_option("config", config_file,
+                 "config whose data.train.pipeline is timed, e.g. configs/baseline.yaml")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--data-root", data_root,
-                 "Dataset with data_dict_synthetic.json (default: generate full-size frames)");
-  app.add_option("--config", config_file, "Config whose data.train.pipeline is timed")
-      ->capture_default_str();
-  app.add_option("--frames", frames, "Frames to generate when no --data-root")
-      ->capture_default_str();
-  app.add_option("--repeats", repeats, "Passes over the frames per measurement")
-      ->capture_default_str();
+                 "dataset with data_dict_synthetic.json (default: full-size frames generated)");
+  app.add_option("--frames", frames, "frames generated without --data-root (default 4)");
+  app.add_option("--repeats", repeats, "passes over the frames per measurement (default 2)");
   if (const auto status = olv2::parse_command_line(app, "bench_loader", argc, argv)) return *status;
   return olv2::guarded_main("bench_loader", [&] {
     at::set_num_threads(1);

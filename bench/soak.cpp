@@ -89,7 +89,7 @@ int run(const Arguments& args) {
   olv2::TrainOptions options;
   options.config_path = "configs/tests/tiny.yaml";
   options.work_dir = (work_dir / "run").string();
-  options.threads = args.threads;
+  options.launch.threads = args.threads;
   const int64_t epochs_per_validation = args.validate_every / kTrainFrames;
   options.cfg_options = {"data_root=" + data.out.string(),
                          "meta_root=" + data.out.string(),
@@ -143,7 +143,8 @@ int run(const Arguments& args) {
 
 int main(int argc, char** argv) {
   olv2::install_memory_reusing_allocators();  // as train_ds
-  CLI::App app{"Soak: resident memory, descriptors and threads over a long tiny training run"};
+  CLI::App app{
+      "Soak: watch resident memory, descriptors and threads over a long tiny training run."};
   Arguments args;
   app.add_option("--steps", args.steps, "optimizer steps (a multiple of 4; default 1000)")
       ->check(CLI::PositiveNumber);

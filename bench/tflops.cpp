@@ -120,14 +120,14 @@ int run(const Arguments& args) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Matrix-multiply throughput of a device per dtype (TFLOP/s on CUDA, GFLOP/s on the "
-      "CPU)"};
+      "Measure a device's matrix-multiply throughput per dtype (TFLOP/s on CUDA, GFLOP/s on "
+      "the CPU)."};
   Arguments args;
   app.add_option("--n", args.n,
                  "matrix size N of the N x N product (default 8192 on CUDA, 1024 "
                  "on the CPU)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--runs", args.runs, "timed runs; the median is reported")
+  app.add_option("--runs", args.runs, "timed runs; the median is reported (default 10)")
       ->check(CLI::PositiveNumber);
   app.add_option("--dtypes", args.dtypes,
                  "comma-separated dtypes among fp16, bf16, fp32 (default fp16,bf16,fp32 on CUDA, "

@@ -317,8 +317,9 @@ nlohmann::json run_child(const std::string& self_args, const Case& c) {
 
 int main(int argc, char** argv) {
   olv2::install_memory_reusing_allocators();  // as train_ds
-  CLI::App app{"Training-step time and peak RSS by precision and activation checkpointing"};
-  std::string config_file = "configs/demo.yaml";
+  CLI::App app{
+      "Measure a training step's time and peak RSS by precision and activation checkpointing."};
+  std::string config_file;
   std::string data_root;
   double image_scale = 0.125;
   int64_t samples = 2;
@@ -327,30 +328,32 @@ int main(int argc, char** argv) {
   std::string only_case;
   std::string checkpointing = "off";
   FixtureRun fixture;
-  app.add_option("--config", config_file, "Config whose model is trained")->capture_default_str();
-  app.add_option("--data-root", data_root, "Dataset (default: generate 4 synthetic frames)");
-  app.add_option("--image-scale", image_scale, "Scale of generated frames")->capture_default_str();
-  app.add_option("--samples", samples, "Samples per step")->capture_default_str();
-  app.add_option("--steps", steps, "Timed steps per case (after one warm-up)")
-      ->capture_default_str();
-  app.add_option("--threads", threads, "Intra-op threads")->capture_default_str();
-  app.add_option("--case", only_case, "Run one precision case in this process (internal)");
+  app.add_option("config", config_file, "config whose model is trained, e.g. configs/demo.yaml")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--data-root", data_root, "dataset (default: 4 synthetic frames generated)");
+  app.add_option("--image-scale", image_scale, "scale of the generated frames (default 0.125)");
+  app.add_option("--samples", samples, "samples per step (default 2)");
+  app.add_option("--steps", steps, "timed steps per case, after one warm-up (default 3)");
+  app.add_option("--threads", threads, "intra-op threads (default 2)");
+  app.add_option("--case", only_case, "run one precision case in this process (internal)");
   app.add_option("--checkpointing", checkpointing,
-                 "With --case: off, with_cp, with_cp+model (Baseline) or model (BaselineLarge)");
+                 "with --case: off, with_cp, with_cp+model (Baseline) or model (BaselineLarge)");
   app.add_option("--input", fixture.input,
-                 "Fixture-format sample: time the original benchmark's procedure on it");
-  app.add_option("--state-dict", fixture.state_dict, "With --input: the weights to load");
-  app.add_option("--scale", fixture.scale, "With --input: resolution factor (1: as stored)")
+                 "fixture-format sample: time the original benchmark's procedure on it");
+  app.add_option("--state-dict", fixture.state_dict, "with --input: the weights to load");
+  app.add_option("--scale", fixture.scale, "with --input: resolution factor (default 1: as stored)")
       ->check(CLI::Range(1, 8));
-  app.add_option("--mode", fixture.mode, "With --input: train (step) or eval (forward_test)")
+  app.add_option("--mode", fixture.mode,
+                 "with --input: train (a step) or eval (forward_test) (default train)")
       ->check(CLI::IsMember({"train", "eval"}));
-  app.add_option("--precision", fixture.precision, "With --input: fp32 or bf16 (CPU autocast)")
+  app.add_option("--precision", fixture.precision,
+                 "with --input: fp32 or bf16 (CPU autocast) (default fp32)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_option("--profile", fixture.profile,
-                 "With --input: after timing, profile one more step and list its N costliest "
+                 "with --input: after timing, profile one more step and list its N costliest "
                  "operators by self time");
-  app.add_option("--warmup", fixture.warmup, "With --input: untimed steps first")
-      ->capture_default_str();
+  app.add_option("--warmup", fixture.warmup, "with --input: untimed steps first (default 2)");
   if (const auto status = olv2::parse_command_line(app, "bench_train_step", argc, argv))
     return *status;
   return olv2::guarded_main("bench_train_step", [&] {
@@ -376,7 +379,7 @@ int main(int argc, char** argv) {
       options.image_scale = image_scale;
       olv2::synthetic::make_synthetic_data(options);
     }
-    const std::string self_args = "--config '" + config_file + "' --data-root '" + root.string() +
+    const std::string self_args = "'" + config_file + "' --data-root '" + root.string() +
                                   "' --samples " + std::to_string(samples) + " --steps " +
                                   std::to_string(steps) + " --threads " + std::to_string(threads);
     std::printf("%s, %lld samples per step, %d threads, %d timed steps per case\n",

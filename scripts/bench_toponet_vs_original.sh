@@ -80,7 +80,7 @@ for model in $models; do
   "${original[@]}" time --dir "$work" --model "$model" --threads "$threads" \
     --warmup "$model_warmup" --steps "$model_steps" | tail -n 1 >>"$work/results"
   echo "$model: ours ..." >&2
-  "$bench" --config "$config" --input "$work/input.pt" \
+  "$bench" "$config" --input "$work/input.pt" \
     --state-dict "$work/${model}_state_dict.pt" --mode train --precision fp32 \
     --threads "$threads" --warmup "$model_warmup" --steps "$model_steps" \
     | tail -n 1 >>"$work/results"

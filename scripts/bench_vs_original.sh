@@ -69,7 +69,7 @@ for scale in $scales; do
     "$original_python" "$reference/bench_original.py" --mode "$mode" --threads "$threads" \
     --warmup "$warmup" --steps "$steps" --scale "$scale" | tail -n 1 >>"$results"
   echo "scale $scale: ours ..." >&2
-  OMP_NUM_THREADS=$threads "$bench" --config "$config" --input "$fixtures/baseline_input.pt" \
+  OMP_NUM_THREADS=$threads "$bench" "$config" --input "$fixtures/baseline_input.pt" \
     --state-dict "$fixtures/baseline_state_dict.pt" --mode "$mode" --precision "$precision" \
     --threads "$threads" \
     --warmup "$warmup" --steps "$steps" --scale "$scale" | tail -n 1 >>"$results"

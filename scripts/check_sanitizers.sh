@@ -67,7 +67,7 @@ if [ "$run_fuzz" = 1 ]; then
   cp tests/fuzz/seeds/pickles/*.pkl "$corpus/devkit_pickle/"
   data=$build/fuzz-data
   rm -rf "$data"
-  "$build/bin/make_synthetic_data" --out "$data" --frames 4 --val-frames 2 --image-scale 0.03 \
+  "$build/bin/make_synthetic_data" --out-dir "$data" --frames 4 --val-frames 2 --image-scale 0.03 \
     >/dev/null
   cp "$data"/data_dict_synthetic.json "$corpus/collection_json/"
   find "$data" -path '*/info/*.json' | head -4 | while read -r f; do

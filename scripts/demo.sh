@@ -8,5 +8,5 @@ bash scripts/install_deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DOLV2_SOURCE_REGEX=
 cmake --build build -j2 --target train_ds test_ds make_synthetic_data
 rm -rf data/synthetic
-build/bin/make_synthetic_data --out data/synthetic --test-frames 16
+build/bin/make_synthetic_data --out-dir data/synthetic --test-frames 16
 build/bin/train_ds configs/demo.yaml "$@"

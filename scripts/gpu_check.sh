@@ -250,7 +250,7 @@ small=$work/data_small
 generated=$work/synthetic_data.status
 if [ -x "$bin/make_synthetic_data" ]; then
   (
-    make() { "$bin/make_synthetic_data" --out "$1" --frames "$(($2 + $3))" --val-frames "$3" --image-scale "$4"; }
+    make() { "$bin/make_synthetic_data" --out-dir "$1" --frames "$(($2 + $3))" --val-frames "$3" --image-scale "$4"; }
     status=0
     { make "$data" "$train_frames" "$val_frames" "$image_scale" && make "$small" 8 0 0.125 &&
       { [ "$large_data" = "$data" ] || make "$large_data" "$large_train_frames" 1 "$image_scale"; } &&

@@ -4,19 +4,20 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/command_line.h"
 #include "cli/split_arguments.h"
+#include "olv2/config/config_node.h"
 #include "olv2/evaluation/devkit_pickles.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace {
 
@@ -26,30 +27,44 @@ struct Arguments {
   olv2::SplitArguments dataset;
   fs::path ground_truth;  // the devkit's pickle, in place of the info files
   fs::path results;
-  fs::path json_out;
-  std::string metric_version = "v1.1";
+  fs::path out;
+  std::string metric_version;  // empty: the config's `evaluation.metric_version`, else v1.1
 };
 
-void write_json(const fs::path& path, const nlohmann::ordered_json& json) {
-  std::ofstream out(path);
-  if (!out) throw olv2::input_error("--json-out " + path.string() + ": cannot open for writing");
-  out << json.dump(1) << '\n';
-  if (!out) throw olv2::runtime_error("--json-out " + path.string() + ": write failed");
+std::vector<olv2::FrameGroundTruth> read_ground_truth(const Arguments& args) {
+  const bool data_flags = !args.dataset.data_root.empty() || !args.dataset.collection.empty();
+  if (!args.ground_truth.empty()) {
+    if (data_flags) {
+      throw olv2::input_error(
+          "--ground-truth replaces --data-root and --collection: give one or the other");
+    }
+    std::vector<olv2::FrameGroundTruth> frames =
+        olv2::read_ground_truth_file(args.ground_truth, args.dataset.split);
+    const auto limit = static_cast<size_t>(args.dataset.max_frames.value_or(0));
+    if (limit > 0 && frames.size() > limit) frames.resize(limit);
+    return frames;
+  }
+  if (!data_flags && !args.dataset.has_config()) {
+    throw olv2::input_error(
+        "name the ground truth: a config (CONFIG --split val), --data-root and --collection "
+        "(the info files), or --ground-truth (the devkit's pickle)");
+  }
+  return olv2::load_ground_truth(args.dataset.frame_index(args.dataset.split));
 }
 
-std::vector<olv2::FrameGroundTruth> read_ground_truth(const Arguments& args) {
-  const bool from_files = !args.dataset.data_root.empty() || !args.dataset.collection.empty();
-  if (from_files == !args.ground_truth.empty()) {
-    throw olv2::input_error(
-        "give the ground truth either as --data-root and --collection (the info "
-        "files) or as --ground-truth (the devkit's pickle)");
+olv2::MetricVersion metric_version(const Arguments& args) {
+  if (!args.metric_version.empty()) {
+    return olv2::metric_version_from_string(args.metric_version, "--metric-version");
   }
-  if (!from_files) return olv2::read_ground_truth_file(args.ground_truth, args.dataset.split);
-  if (args.dataset.data_root.empty() || args.dataset.collection.empty()) {
-    throw olv2::input_error("--data-root and --collection go together");
+  if (args.dataset.has_config()) {
+    const olv2::ConfigNode config = args.dataset.load_config();
+    if (const olv2::ConfigNode* evaluation = config.find("evaluation")) {
+      if (const olv2::ConfigNode* version = evaluation->find("metric_version")) {
+        return olv2::metric_version_from_string(version->as_string(), version->where());
+      }
+    }
   }
-  return olv2::load_ground_truth(args.dataset.data_root, args.dataset.collection_file(),
-                                 args.dataset.split);
+  return olv2::MetricVersion::kV1_1;
 }
 
 int run(const Arguments& args) {
@@ -63,32 +78,34 @@ int run(const Arguments& args) {
                                   args.results.string())
           : olv2::read_results_file(args.results, frames);
   const olv2::EvaluationMetrics metrics =
-      olv2::evaluate(ground_truth, predictions,
-                     olv2::metric_version_from_string(args.metric_version, "--metric-version"));
+      olv2::evaluate(ground_truth, predictions, metric_version(args));
   std::cout << olv2::format_metrics_table(metrics) << std::flush;
-  if (!args.json_out.empty()) write_json(args.json_out, olv2::metrics_to_json(metrics));
+  if (!args.out.empty()) {
+    olv2::write_file_atomic(args.out, olv2::metrics_to_json(metrics).dump(1) + "\n");
+  }
   return static_cast<int>(olv2::ExitStatus::kSuccess);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Scores a results file with the official OpenLane-V2 centerline metrics."};
+  CLI::App app{"Score a results file with the official OpenLane-V2 centerline metrics."};
   Arguments args;
-  olv2::add_split_options(app, args.dataset, "score", /*frames_required=*/false);
+  olv2::add_split_options(app, args.dataset, "score", /*split_required=*/true,
+                          /*frame_limit=*/true);
   app.add_option("--ground-truth", args.ground_truth,
                  "the devkit's ground-truth pickle (data_dict_subset_A_val.pkl), in place of "
-                 "--data-root and --collection")
+                 "--data-root and --collection or a config's data section")
       ->check(CLI::ExistingFile);
   app.add_option("--results", args.results,
                  "predictions to score: a results JSON or a submission pickle")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--json-out", args.json_out, "also write the metrics as JSON here");
+  app.add_option("--out", args.out, "write the metrics as JSON to this file too");
   app.add_option("--metric-version", args.metric_version,
-                 "the devkit's TOP definitions: v1.1 (tag v1.1.0) or v1.0 (tag v1.0.0)")
-      ->check(CLI::IsMember({"v1.1", "v1.0"}))
-      ->capture_default_str();
+                 "the devkit's TOP definitions: v1.1 (tag v1.1.0) or v1.0 (tag v1.0.0) (default: "
+                 "the config's evaluation.metric_version, else v1.1)")
+      ->check(CLI::IsMember({"v1.1", "v1.0"}));
   if (const auto status = olv2::parse_command_line(app, "evaluate", argc, argv)) return *status;
   return olv2::guarded_main("evaluate", [&] { return run(args); });
 }

@@ -26,7 +26,7 @@ std::string file_header(const std::string& path) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Prints the tree of a PyTorch checkpoint (.pth/.pt): keys, dtypes, shapes, meta values"};
+      "Print the tree of a PyTorch checkpoint (.pth/.pt): keys, dtypes, shapes, meta values."};
   std::string path;
   olv2::PthPrintOptions options;
   app.add_option("file", path, "checkpoint written by torch.save (zip or legacy format)")

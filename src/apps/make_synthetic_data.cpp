@@ -1,7 +1,10 @@
-// Writes a small synthetic dataset in the OpenLane-V2 subset A on-disk format.
+// make_synthetic_data: writes a small synthetic dataset in the OpenLane-V2 on-disk format
+// (subset A or B).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <sstream>
+#include <string>
 
 #include "cli/command_line.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
@@ -11,35 +14,38 @@
 int main(int argc, char** argv) {
   olv2::synthetic::SyntheticDataOptions options;
   CLI::App app{
-      "Writes a synthetic OpenLane-V2 dataset (subset A or B format): "
-      "collection, frame "
-      "JSONs and camera images."};
-  std::string out;
-  app.add_option("--out", out, "Output directory (the data_root of a config)")->required();
-  app.add_option("--frames", options.frames, "Frames in all")->capture_default_str();
-  app.add_option("--val-frames", options.val_frames, "Frames of them in the val split")
-      ->capture_default_str();
-  app.add_option("--test-frames", options.test_frames,
-                 "Frames of an unannotated `test` split, besides --frames")
-      ->capture_default_str();
-  app.add_option("--frames-per-segment", options.frames_per_segment,
-                 "Consecutive frames of one road layout (a segment)")
-      ->capture_default_str();
-  app.add_option("--seed", options.seed, "Random seed")->capture_default_str();
+      "Write a synthetic OpenLane-V2 dataset (subset A or B format): collection, frame JSONs and "
+      "camera images."};
+  std::string out_dir;
+  const auto defaulted = [](const std::string& text, const auto& value) {
+    std::ostringstream with_default;
+    with_default << text << " (default " << value << ")";
+    return with_default.str();
+  };
+  app.add_option("--out-dir", out_dir, "folder to write (the data_root of a config)")->required();
+  app.add_option("--frames", options.frames, defaulted("frames in all", options.frames));
+  app.add_option("--val-frames", options.val_frames,
+                 defaulted("frames of them in the val split", options.val_frames));
+  app.add_option(
+      "--test-frames", options.test_frames,
+      defaulted("frames of an unannotated `test` split, besides --frames", options.test_frames));
+  app.add_option(
+      "--frames-per-segment", options.frames_per_segment,
+      defaulted("consecutive frames of one road layout (a segment)", options.frames_per_segment));
+  app.add_option("--seed", options.seed, defaulted("random seed", options.seed));
   app.add_option("--image-scale", options.image_scale,
-                 "Image size relative to the real cameras (front 1550x2048, "
-                 "others 2048x1550)")
-      ->capture_default_str();
+                 defaulted("image size relative to the real cameras (front 1550x2048, others "
+                           "2048x1550)",
+                           options.image_scale));
   std::string subset = "A";
   app.add_option("--subset", subset,
-                 "A: the 7 Argoverse 2 cameras; B: the 6 nuScenes cameras (1600x900)")
-      ->check(CLI::IsMember({"A", "B"}))
-      ->capture_default_str();
+                 "A: the 7 Argoverse 2 cameras; B: the 6 nuScenes cameras (1600x900) (default A)")
+      ->check(CLI::IsMember({"A", "B"}));
   bool no_images = false;
-  app.add_flag("--no-images", no_images, "Write annotations only");
+  app.add_flag("--no-images", no_images, "write annotations only");
   if (const auto status = olv2::parse_command_line(app, "make_synthetic_data", argc, argv))
     return *status;
-  options.out = out;
+  options.out = out_dir;
   options.write_images = !no_images;
   options.subset = subset == "B" ? olv2::Subset::kB : olv2::Subset::kA;
   return olv2::guarded_main("make_synthetic_data", [&] {
@@ -54,7 +60,7 @@ int main(int argc, char** argv) {
         static_cast<long long>(summary.train_frames), static_cast<long long>(summary.val_frames),
         static_cast<long long>(summary.test_frames), static_cast<long long>(summary.segments),
         static_cast<long long>(summary.lanes), static_cast<long long>(summary.traffic_elements),
-        static_cast<long long>(summary.images), out.c_str(), seconds);
+        static_cast<long long>(summary.images), out_dir.c_str(), seconds);
     return 0;
   });
 }

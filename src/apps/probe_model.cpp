@@ -237,7 +237,7 @@ int probe_gradients(const Arguments& args) {
 int main(int argc, char** argv) {
   CLI::App app{"Run frames through a model: its losses, outputs or one step's gradients"};
   Arguments args;
-  app.add_option("--config", args.config, "config file with a `model` section")
+  app.add_option("config", args.config, "config file with a `model` section")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--state-dict", args.state_dict,
@@ -251,17 +251,20 @@ int main(int argc, char** argv) {
   app.add_option("--mode", args.mode,
                  "train: losses and matchings; test: decoded outputs; grads: one step's "
                  "gradients (every frame of --input, or one frame a rank); state-dict: the "
-                 "freshly built model's {name: shape}, needing no weights and no frames")
+                 "freshly built model's {name: shape}, needing no weights and no frames "
+                 "(default train)")
       ->check(CLI::IsMember({"train", "test", "grads", "state-dict"}));
   app.add_option("--launcher", args.launcher,
-                 "grads mode: pytorch for one frame a rank under torchrun, gradients averaged")
+                 "grads mode: pytorch for one frame a rank under torchrun, gradients averaged "
+                 "(default none)")
       ->check(CLI::IsMember({"none", "pytorch"}));
   app.add_option("--compare-with", args.compare_with,
                  "grads mode: a reference record (.pt); prints the differences worst first and "
                  "exits 1 when one is beyond --tolerance");
-  app.add_option("--tolerance", args.tolerance, "grads mode: largest relative L2 difference");
+  app.add_option("--tolerance", args.tolerance,
+                 "grads mode: largest relative L2 difference (default 1e-5)");
   app.add_flag("--dropout", args.dropout, "keep the configured dropout in train mode");
-  app.add_option("--seed", args.seed, "seed of the random number generator (dropout)");
+  app.add_option("--seed", args.seed, "seed of the random number generator (dropout; default 0)");
   if (const auto status = olv2::parse_command_line(app, "probe_model", argc, argv)) return *status;
 
   return olv2::guarded_main("probe_model", [&] {

@@ -118,17 +118,24 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
     spec.excluded_sources = *spec.subset == Subset::kA ? kMapChangeLogsA : kMapChangeLogsB;
   }
   spec.pipeline = build_pipeline(root.at("data").at(split_key).at("pipeline"));
-  spec.skip_bad_frames = DataSection::from_config(root.at("data")).skip_bad_frames;
+  const DataSection data = DataSection::from_config(root.at("data"));
+  spec.skip_bad_frames = data.skip_bad_frames;
+  spec.max_frames = data.max_frames;
   return spec;
 }
 
-std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64_t seed) {
+FrameIndex build_frame_index(const DatasetSpec& spec) {
   FrameReadOptions read_options;
   read_options.point_interval = default_point_interval(spec.location.split);
   read_options.subset = spec.subset;
   read_options.excluded_sources = spec.excluded_sources;
-  FrameIndex index(spec.location.data_root, spec.location.collection_file, spec.location.split,
-                   read_options);
+  if (spec.max_frames) read_options.max_frames = static_cast<size_t>(*spec.max_frames);
+  return FrameIndex(spec.location.data_root, spec.location.collection_file, spec.location.split,
+                    read_options);
+}
+
+std::unique_ptr<OpenLaneV2Dataset> build_dataset(const DatasetSpec& spec, uint64_t seed) {
+  FrameIndex index = build_frame_index(spec);
   DatasetOptions options;
   options.seed = seed;
   options.skip_bad_frames = spec.skip_bad_frames;

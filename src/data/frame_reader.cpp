@@ -139,12 +139,16 @@ FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path co
       split_(split),
       options_(options),
       keys_(without_sources(read_collection(collection_file_, split), data_root_,
-                            options_.excluded_sources)) {}
+                            options_.excluded_sources)) {
+  if (options_.max_frames && keys_.size() > *options_.max_frames) {
+    keys_.resize(*options_.max_frames);
+  }
+}
 
 FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
                        const std::string& split)
     : FrameIndex(std::move(data_root), std::move(collection_file), split,
-                 FrameReadOptions{default_point_interval(split), std::nullopt, {}}) {}
+                 FrameReadOptions{default_point_interval(split), std::nullopt, {}, std::nullopt}) {}
 
 Frame FrameIndex::load(size_t index) const {
   if (index >= keys_.size()) {

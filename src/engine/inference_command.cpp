@@ -4,6 +4,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
+#include "olv2/data/data_section.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/checkpoint/training_checkpoint.h"
 #include "olv2/engine/distributed/launched_process.h"
@@ -27,11 +28,10 @@ namespace olv2 {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 ConfigNode resolve_inference_config(const InferenceOptions& options) {
   ConfigNode config = load_config_file(options.config_path);
   apply_config_overrides(config, options.cfg_options);
+  apply_frame_limit(config, options.launch.max_frames);
   config.assign_paths();
   validate_config(config, train_config_schema());
   if (!config.at("data").has(options.split)) {
@@ -40,6 +40,28 @@ ConfigNode resolve_inference_config(const InferenceOptions& options) {
   }
   return config;
 }
+
+std::shared_ptr<DetectorImpl> model_from_checkpoint(const DetectorOptions& model_options,
+                                                    const std::string& checkpoint,
+                                                    const c10::Device& device) {
+  std::shared_ptr<DetectorImpl> model = model_options.build();
+  try {
+    load_state_dict(*model, read_checkpoint_weights(checkpoint));
+  } catch (const Error& error) {
+    throw input_error(checkpoint + ": " + error.what());
+  }
+  model->to(device);
+  return model;
+}
+
+void require_checkpoint_file(const std::string& checkpoint) {
+  std::error_code missing;
+  if (!fs::is_regular_file(checkpoint, missing)) {
+    throw input_error("checkpoint " + checkpoint + ": no such file");
+  }
+}
+
+namespace {
 
 // The config's `submission` section with the command line's members in place of its own.
 SubmissionMetadata submission_metadata(const EngineOptions& engine,
@@ -58,21 +80,6 @@ std::string joined(const std::vector<std::string>& lines, const std::string& sep
   std::string text;
   for (const std::string& line : lines) text += (text.empty() ? "" : separator) + line;
   return text;
-}
-
-// The config's model with the checkpoint's weights, strictly: a checkpoint of another model is
-// an input error naming the keys. No pretrained backbone is read: the checkpoint replaces it.
-std::shared_ptr<DetectorImpl> model_from_checkpoint(const DetectorOptions& model_options,
-                                                    const std::string& checkpoint,
-                                                    const c10::Device& device) {
-  std::shared_ptr<DetectorImpl> model = model_options.build();
-  try {
-    load_state_dict(*model, read_checkpoint_weights(checkpoint));
-  } catch (const Error& error) {
-    throw input_error(checkpoint + ": " + error.what());
-  }
-  model->to(device);
-  return model;
 }
 
 void write_metrics_file(const InferenceOptions& options, const EvaluationMetrics& metrics) {
@@ -102,7 +109,7 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
                    const c10::Device& device, Collective& collective) {
   const bool main_rank = collective.rank() == 0;
   setup_logging(fs::path(), main_rank);
-  spdlog::info("{}", environment_report(options.config_path, device,
+  spdlog::info("{}", environment_report("test_ds", options.config_path, device,
                                         {{"world size", std::to_string(collective.world_size())},
                                          {"rank", std::to_string(collective.rank())},
                                          {"backend", collective.backend()},
@@ -117,7 +124,7 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
   std::vector<FrameGroundTruth> ground_truth;
   if (options.eval && main_rank) {
     const FrameIndex& index = dataset->index();
-    ground_truth = load_ground_truth(index.data_root(), index.collection_file(), index.split());
+    ground_truth = load_ground_truth(index);
   }
   PredictionOptions prediction;
   prediction.workers = plan.engine.workers_per_gpu;
@@ -135,9 +142,9 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
   const std::optional<std::vector<FramePrediction>> predictions =
       predict_frames(*model, *dataset, prediction);
   if (!predictions) return;  // another rank's: rank 0 writes
-  if (!options.results_json.empty()) {
-    write_results_file(options.results_json, *predictions, plan.metadata);
-    spdlog::info("results {}", options.results_json);
+  if (!options.results_out.empty()) {
+    write_results_file(options.results_out, *predictions, plan.metadata);
+    spdlog::info("results {}", options.results_out);
   }
   if (!options.out.empty()) {
     write_submission_file(options.out, *predictions, plan.metadata);
@@ -150,9 +157,8 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
   if (!options.show_dir.empty()) {
     FigureOptions figures;
     figures.range = bev_area(model_options->bev_range(), options.config_path + ": model");
-    const auto written =
-        write_frame_figures(dataset->index(), &*predictions,
-                            static_cast<size_t>(options.show_frames), figures, options.show_dir);
+    const auto written = write_frame_figures(dataset->index(), &*predictions, predictions->size(),
+                                             figures, options.show_dir);
     spdlog::info("{} pictures in {}", written.size(), options.show_dir);
   }
   if (!options.eval) return;
@@ -160,6 +166,9 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
       evaluate(ground_truth, *predictions, plan.engine.evaluation.metric_version);
   spdlog::info("data.{} ({} frames)\n{}", options.split, metrics.num_frames,
                format_metrics_table(metrics));
+  if (!options.eval_metrics.empty()) {
+    spdlog::info("eval: {}", format_metrics_line(metrics, options.eval_metrics));
+  }
   write_metrics_file(options, metrics);
 }
 
@@ -171,20 +180,17 @@ bool is_pickle_name(const std::string& path) {
 }  // namespace
 
 int run_inference_command(const InferenceOptions& options) {
-  if (!options.eval && options.out.empty() && options.results_json.empty() &&
+  if (!options.eval && options.out.empty() && options.results_out.empty() &&
       options.show_dir.empty()) {
     throw input_error(
         "nothing to do: ask for --eval (score the split), --out FILE.pkl (write the "
-        "submission), --results-json FILE (write the predictions) and/or --show-dir DIR (draw "
+        "submission), --results-out FILE (write the predictions) and/or --show-dir DIR (draw "
         "frames)");
   }
   if (!options.out.empty() && !is_pickle_name(options.out)) {
     throw input_error("--out " + options.out + ": expected a .pkl or .pickle file");
   }
-  std::error_code missing;
-  if (!fs::is_regular_file(options.checkpoint, missing)) {
-    throw input_error("checkpoint " + options.checkpoint + ": no such file");
-  }
+  require_checkpoint_file(options.checkpoint);
   InferencePlan plan;
   plan.config = resolve_inference_config(options);
   plan.engine = engine_options_from_config(plan.config);
@@ -199,8 +205,7 @@ int run_inference_command(const InferenceOptions& options) {
                         "--authors, --e-mail, --institution, --country)");
     }
   }
-  const LaunchedProcess process =
-      start_launched_process(options.launcher, options.local_rank, options.threads, plan.engine);
+  const LaunchedProcess process = start_launched_process(options.launch, plan.engine);
   run_on_rank(*process.collective,
               [&] { predict_split(plan, options, process.device, *process.collective); });
   install_process_collective(nullptr);

@@ -5,6 +5,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
+#include "olv2/data/data_section.h"
 #include "olv2/engine/distributed/launched_process.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"
@@ -58,7 +59,7 @@ void train(const ConfigNode& config, const EngineOptions& engine, const TrainOpt
   }
   setup_logging(main_rank ? work_dir / (files.timestamp + ".log") : fs::path(), main_rank);
   if (main_rank) set_log_level(engine.log.level);
-  spdlog::info("{}", environment_report(options.config_path, device,
+  spdlog::info("{}", environment_report("train_ds", options.config_path, device,
                                         {{"world size", std::to_string(collective.world_size())},
                                          {"rank", std::to_string(collective.rank())},
                                          {"backend", collective.backend()}}));
@@ -90,6 +91,7 @@ void require_readable_file(const ConfigNode& config, const std::string& key) {
 ConfigNode resolve_train_config(const TrainOptions& options) {
   ConfigNode config = load_config_file(options.config_path);
   apply_config_overrides(config, options.cfg_options);
+  apply_frame_limit(config, options.launch.max_frames);
   override_path_key(config, "load_from", options.load_from, "--load-from");
   override_path_key(config, "resume_from", options.resume_from, "--resume-from");
   config.assign_paths();
@@ -98,10 +100,6 @@ ConfigNode resolve_train_config(const TrainOptions& options) {
 }
 
 int run_train_command(const TrainOptions& options, std::vector<std::unique_ptr<Hook>> observers) {
-  if (options.print_version) {
-    std::cout << version_string() << "\nBLAS: " << loaded_blas_library() << "\n";
-    return 0;
-  }
   const ConfigNode config = resolve_train_config(options);
   if (options.print_config) {
     std::cout << to_yaml(config);
@@ -113,8 +111,7 @@ int run_train_command(const TrainOptions& options, std::vector<std::unique_ptr<H
   if (!options.deepspeed_config.empty() && !fs::is_regular_file(options.deepspeed_config)) {
     throw input_error("--deepspeed-config " + options.deepspeed_config + ": no such file");
   }
-  const LaunchedProcess process =
-      start_launched_process(options.launcher, options.local_rank, options.threads, engine);
+  const LaunchedProcess process = start_launched_process(options.launch, engine);
   if (options.deterministic) use_deterministic_algorithms(process.device);
   install_stop_request_handlers();
   run_on_rank(*process.collective, [&] {

@@ -108,8 +108,7 @@ std::optional<ValidationResult> validate(DetectorImpl& model, const OpenLaneV2Da
   if (!options.results_file.empty()) {
     write_results_file(options.results_file, *predictions, options.metadata);
   }
-  const auto ground_truth = load_ground_truth(
-      dataset.index().data_root(), dataset.index().collection_file(), dataset.index().split());
+  const auto ground_truth = load_ground_truth(dataset.index());
   EvaluationMetrics metrics = evaluate(ground_truth, *predictions, options.metric_version);
   return ValidationResult{std::move(metrics), std::move(*predictions)};
 }

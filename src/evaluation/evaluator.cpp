@@ -221,4 +221,22 @@ std::string format_metrics_table(const EvaluationMetrics& metrics) {
   return table;
 }
 
+const std::vector<std::string>& metric_names() {
+  static const std::vector<std::string> names = {"OLS",    "DET_l",  "DET_t",
+                                                 "TOP_ll", "TOP_lt", "F-Score"};
+  return names;
+}
+
+std::string format_metrics_line(const EvaluationMetrics& metrics,
+                                const std::vector<std::string>& names) {
+  const nlohmann::ordered_json json = metrics_to_json(metrics);
+  std::string line;
+  for (const std::string& name : names) {
+    char value[32];
+    std::snprintf(value, sizeof(value), "%.4f", json.at(name).get<double>());
+    line += (line.empty() ? "" : ", ") + name + " " + value;
+  }
+  return line;
+}
+
 }  // namespace olv2

@@ -36,7 +36,10 @@ FrameGroundTruth ground_truth_from_frame(const Frame& frame) {
 std::vector<FrameGroundTruth> load_ground_truth(const std::filesystem::path& data_root,
                                                 const std::filesystem::path& collection_file,
                                                 const std::string& split) {
-  const FrameIndex index(data_root, collection_file, split);
+  return load_ground_truth(FrameIndex(data_root, collection_file, split));
+}
+
+std::vector<FrameGroundTruth> load_ground_truth(const FrameIndex& index) {
   std::vector<FrameGroundTruth> frames(index.size());
   // Parsing the info files dominates; frames are independent, so split them over the cores.
   const std::size_t num_workers =

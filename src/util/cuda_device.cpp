@@ -71,10 +71,18 @@ std::string cuda_driver_problem(int driver_version, int runtime_version) {
   if (driver_version <= 0 || driver_version / 1000 >= runtime_version / 1000) return "";
   return "the NVIDIA driver supports CUDA up to " + cuda_version_text(driver_version) +
          ", this LibTorch needs CUDA " + cuda_version_text(runtime_version) +
-         ": update the driver, or set CUDA_VISIBLE_DEVICES=-1 to run on the CPU";
+         ": update the driver, or run on the CPU with --device cpu (or CUDA_VISIBLE_DEVICES=-1)";
 }
 
-c10::Device select_training_device(int64_t local_rank) {
+DeviceChoice device_choice_from_flag(const std::string& flag) {
+  if (flag.empty()) return DeviceChoice::kAuto;
+  if (flag == "cpu") return DeviceChoice::kCpu;
+  if (flag == "cuda") return DeviceChoice::kCuda;
+  throw input_error("--device " + flag + ": expected cpu or cuda");
+}
+
+c10::Device select_training_device(int64_t local_rank, DeviceChoice choice) {
+  if (choice == DeviceChoice::kCpu) return c10::Device(c10::kCPU);
 #ifdef OLV2_WITH_CUDA
   // Without this check LibTorch finds no device behind a too-old driver and the run would
   // quietly train on the CPU.
@@ -86,7 +94,14 @@ c10::Device select_training_device(int64_t local_rank) {
     if (!problem.empty()) throw runtime_error(problem);
   }
 #endif
-  if (!torch::cuda::is_available()) return c10::Device(c10::kCPU);
+  if (!torch::cuda::is_available()) {
+    if (choice != DeviceChoice::kCuda) return c10::Device(c10::kCPU);
+    throw input_error(std::string("--device cuda: ") +
+                      (cuda_setup().built_with_cuda
+                           ? "no GPU is visible (no NVIDIA driver, or CUDA_VISIBLE_DEVICES hides "
+                             "them)"
+                           : "this LibTorch is built for the CPU only"));
+  }
   const auto visible = static_cast<int64_t>(torch::cuda::device_count());
   if (local_rank >= visible) {
     throw input_error("local rank " + std::to_string(local_rank) + " needs GPU " +

@@ -33,19 +33,24 @@ std::string loaded_blas_library() {
   return blas_info.empty() ? "none mapped" : "none mapped (BLAS_INFO=" + blas_info + ")";
 }
 
-std::string version_string() {
-  return std::string("train_ds ") + kProjectVersion + " (git " + OLV2_GIT_REVISION +
-         "), LibTorch " + TORCH_VERSION + " (" + describe_cuda_build(cuda_setup()) + ")";
+std::string version_string(const std::string& program) {
+  return program + " " + kProjectVersion + " (git " + OLV2_GIT_REVISION + "), LibTorch " +
+         TORCH_VERSION + " (" + describe_cuda_build(cuda_setup()) + ")";
 }
 
-std::string environment_report(const std::string& config_path, const c10::Device& device,
+std::string version_report(const std::string& program) {
+  return version_string(program) + "\nBLAS: " + loaded_blas_library();
+}
+
+std::string environment_report(const std::string& program, const std::string& config_path,
+                               const c10::Device& device,
                                const std::vector<std::pair<std::string, std::string>>& extra) {
   std::ostringstream out;
   const CudaSetup cuda = cuda_setup();
   out << "Environment info:\n"
       << "------------------------------------------------------------\n"
       << "platform: " << platform::system_description() << "\n"
-      << "version: " << version_string() << "\n"
+      << "version: " << version_string(program) << "\n"
       << "LibTorch built with: " << describe_cuda_build(cuda) << "\n"
       << "NVIDIA driver: "
       << (cuda.driver.empty() ? std::string("none") : "supports CUDA " + cuda.driver) << "\n"

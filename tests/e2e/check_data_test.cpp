@@ -1,4 +1,4 @@
-// check_data on the pipeline fixtures' raw data: summary, problems, exit statuses and --dump.
+// check_data on the pipeline fixtures' raw data: summary, problems, exit statuses and --dump-out.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <torch/serialize.h>
@@ -130,10 +130,10 @@ TEST(CheckData, DumpMatchesThePipelineFixture) {
   OLV2_REQUIRE_FIXTURE(meta_path, "pipeline/pipeline_meta.json");
   const FixtureData data = fixture_data(meta_path);
   const fs::path dump = test::scratch_dir("dump") / "dump.pt";
-  const auto result = test::run_app(
-      "check_data", "--data-root " + quoted(data.raw) + " --collection " + quoted(data.collection) +
-                        " --config " + quoted(test::source_dir() / "configs" / "baseline.yaml") +
-                        " --dump " + quoted(dump));
+  const auto result =
+      test::run_app("check_data", quoted(test::source_dir() / "configs" / "baseline.yaml") +
+                                      " --data-root " + quoted(data.raw) + " --collection " +
+                                      quoted(data.collection) + " --dump-out " + quoted(dump));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   const c10::impl::GenericDict actual = torch::pickle_load(read_bytes(dump)).toGenericDict();
   const c10::impl::GenericDict expected =

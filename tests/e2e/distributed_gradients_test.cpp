@@ -25,13 +25,19 @@ fs::path golden(const std::string& name) {
 
 std::vector<std::string> probe_arguments(const fs::path& state_dict, const fs::path& out,
                                          const fs::path& reference) {
-  return {"--config",       (test::source_dir() / "configs/fixtures/baseline.yaml").string(),
-          "--state-dict",   state_dict.string(),
-          "--input",        golden("two_frames.pt").string(),
-          "--mode",         "grads",
-          "--out",          out.string(),
-          "--compare-with", reference.string(),
-          "--tolerance",    test::gradient_parity_tolerance_text()};
+  return {(test::source_dir() / "configs/fixtures/baseline.yaml").string(),
+          "--state-dict",
+          state_dict.string(),
+          "--input",
+          golden("two_frames.pt").string(),
+          "--mode",
+          "grads",
+          "--out",
+          out.string(),
+          "--compare-with",
+          reference.string(),
+          "--tolerance",
+          test::gradient_parity_tolerance_text()};
 }
 
 // In the original, a rank's classification losses divide by its own positives and the box

@@ -88,9 +88,10 @@ TEST(SubsetB, ASubsetAConfigRefusesSubsetBFrames) {
 TEST(SubsetB, VisualizeDrawsSubsetBFramesWithTheFrontCamera) {
   const fs::path out = test::scratch_dir("subset_b_pictures");
   const auto drawn = test::run_app(
-      "visualize", "--data-root '" + subset_b_dataset().string() +
-                       "' --collection data_dict_synthetic.json --split val --frames 2 --out '" +
-                       out.string() + "'");
+      "visualize",
+      "--data-root '" + subset_b_dataset().string() +
+          "' --collection data_dict_synthetic.json --split val --max-frames 2 --out-dir '" +
+          out.string() + "'");
   ASSERT_EQ(drawn.exit_status, 0) << drawn.output;
   size_t pictures = 0;
   for (const auto& entry : fs::directory_iterator(out)) {

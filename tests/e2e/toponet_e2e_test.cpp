@@ -60,7 +60,7 @@ TEST(TopoNetEndToEnd, TrainsOnTheSyntheticDataAndTestDsSubmitsItsPredictions) {
   const fs::path submission = workspace / "submission.pkl";
   const auto tested = test::run_command(
       in_workspace + "'" + (test::bin_dir() / "test_ds").string() + "' '" + demo_config().string() +
-      "' '" + (work_dir / "epoch_1.pth").string() + "' --eval --results-json '" + results.string() +
+      "' '" + (work_dir / "epoch_1.pth").string() + "' --eval --results-out '" + results.string() +
       "' --out '" + submission.string() + "' --work-dir '" + workspace.string() +
       "' --threads 1 --method TopoNet --authors A.Author --e-mail a@example.org --institution "
       "'Example Lab' --country DE");

@@ -20,14 +20,16 @@ fs::path visualize_dataset() {
 }
 
 std::string arguments(const fs::path& out, const std::string& extra) {
-  return "--data-root '" + visualize_dataset().string() + "' --collection data_dict_synthetic.json " +
-         "--split val --out '" + out.string() + "' " + extra;
+  return "--data-root '" + visualize_dataset().string() +
+         "' --collection data_dict_synthetic.json " + "--split val --out-dir '" + out.string() +
+         "' " + extra;
 }
 
 TEST(Visualize, DrawsTheFirstFramesOfASplitWithTheirPredictions) {
   const fs::path scratch = test::scratch_dir("visualize");
   std::vector<FramePrediction> predictions;
-  for (const FrameKey& key : read_collection(visualize_dataset() / "data_dict_synthetic.json", "val")) {
+  for (const FrameKey& key :
+       read_collection(visualize_dataset() / "data_dict_synthetic.json", "val")) {
     FramePrediction prediction;
     prediction.frame = {key.split, key.segment_id, key.timestamp};
     prediction.lanes = {{{{5.0f, 0.0f, 0.0f}, {25.0f, 0.0f, 0.0f}}, 0.8f}};
@@ -40,7 +42,7 @@ TEST(Visualize, DrawsTheFirstFramesOfASplitWithTheirPredictions) {
   const fs::path out = scratch / "pictures";
   const test::CommandResult result = test::run_app(
       "visualize",
-      arguments(out, "--frames 2 --results '" + (scratch / "results.json").string() + "'"));
+      arguments(out, "--max-frames 2 --results '" + (scratch / "results.json").string() + "'"));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   EXPECT_NE(result.output.find("2 pictures"), std::string::npos) << result.output;
   size_t pictures = 0;
@@ -58,7 +60,7 @@ TEST(Visualize, AConfigWithoutABevRangeIsABadInputNamingIt) {
   std::ofstream(scratch / "no_range.yaml") << "model:\n  type: Baseline\n";
   const test::CommandResult result = test::run_app(
       "visualize",
-      arguments(scratch / "pictures", "--config '" + (scratch / "no_range.yaml").string() + "'"));
+      arguments(scratch / "pictures", "'" + (scratch / "no_range.yaml").string() + "'"));
   EXPECT_EQ(result.exit_status, 2) << result.output;
   EXPECT_NE(result.output.find("no_range.yaml"), std::string::npos) << result.output;
 }

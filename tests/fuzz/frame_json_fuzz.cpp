@@ -7,7 +7,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const olv2::FrameKey key{"val", "00000", "315967376899927209"};
     for (int interval : {1, 20}) {
       olv2::parse_frame(std::string(olv2::fuzz::as_text(data, size)), "fuzz.json", key,
-                        olv2::FrameReadOptions{interval, std::nullopt, {}});
+                        olv2::FrameReadOptions{interval, std::nullopt, {}, std::nullopt});
     }
   });
 }

@@ -260,7 +260,7 @@ def devkit_metrics(devkit, root, collection, predictions):
 def our_metrics(evaluate, root, version, inputs):
     out = os.path.join(root, 'metrics.json')
     subprocess.run([evaluate, *inputs, '--split', 'val', '--metric-version', version,
-                    '--json-out', out], check=True, stdout=subprocess.DEVNULL)
+                    '--out', out], check=True, stdout=subprocess.DEVNULL)
     with open(out) as file:
         metrics = json.load(file)
     assert metrics['metric_version'] == version, metrics['metric_version']

@@ -132,7 +132,7 @@ TEST(EvaluationFixtures, EvaluateAppReproducesEveryCase) {
       const test::CommandResult run = test::run_app(
           "evaluate", "--data-root '" + (root / "gt").string() + "' --collection '" +
                           collection.string() + "' --split " + split + " --results '" +
-                          results.string() + "' --json-out '" + metrics_file.string() + "'");
+                          results.string() + "' --out '" + metrics_file.string() + "'");
       ASSERT_EQ(run.exit_status, 0) << run.output;
       EXPECT_NE(run.output.find("OLS"), std::string::npos) << run.output;
       expect_metrics_match(read_json(metrics_file),

@@ -13,8 +13,8 @@ namespace {
 std::string probe_arguments(const std::filesystem::path& dir, const std::filesystem::path& out,
                             const std::string& mode, const std::string& prefix = "baseline_",
                             const std::string& config = "baseline.yaml") {
-  return "--config " + (source_dir() / "configs" / "fixtures" / config).string() +
-         " --state-dict " + (dir / (prefix + "state_dict.pt")).string() + " --input " +
+  return (source_dir() / "configs" / "fixtures" / config).string() + " --state-dict " +
+         (dir / (prefix + "state_dict.pt")).string() + " --input " +
          (dir / (prefix + "input.pt")).string() + " --out " + out.string() + " --mode " + mode;
 }
 
@@ -85,7 +85,7 @@ TEST(ProbeModel, StateDictModeWritesTheOriginalNamesAndShapes) {
     OLV2_REQUIRE_FIXTURE(state_path, prefix + "state_dict.pt");
     const auto out = scratch_dir("probe_state_dict") / (prefix + "shapes.json");
     const CommandResult result =
-        run_app("probe_model", "--config " + (source_dir() / "configs/fixtures" / config).string() +
+        run_app("probe_model", (source_dir() / "configs/fixtures" / config).string() +
                                    " --mode state-dict --out " + out.string());
     ASSERT_EQ(result.exit_status, 0) << result.output;
     const nlohmann::json shapes = load_json(out);
@@ -97,9 +97,9 @@ TEST(ProbeModel, StateDictModeWritesTheOriginalNamesAndShapes) {
     }
   }
   const CommandResult missing =
-      run_app("probe_model",
-              "--config " + (source_dir() / "configs/fixtures/baseline.yaml").string() +
-                  " --mode train --out " + (scratch_dir("probe_state_dict") / "x.json").string());
+      run_app("probe_model", (source_dir() / "configs/fixtures/baseline.yaml").string() +
+                                 " --mode train --out " +
+                                 (scratch_dir("probe_state_dict") / "x.json").string());
   EXPECT_EQ(missing.exit_status, 2) << missing.output;
   EXPECT_NE(missing.output.find("--state-dict is required in train mode"), std::string::npos)
       << missing.output;
@@ -152,10 +152,9 @@ TEST(ProbeModel, LargeTestModeWritesTheOriginalOutputs) {
 TEST(ProbeModel, BadInputsExitWithStatusTwoAndOneLine) {
   const auto dir = scratch_dir("probe_model_bad");
   const CommandResult result =
-      run_app("probe_model",
-              "--config " + (source_dir() / "configs" / "fixtures" / "baseline.yaml").string() +
-                  " --state-dict " + (dir / "missing.pt").string() + " --input x.pt --out " +
-                  (dir / "o.json").string());
+      run_app("probe_model", (source_dir() / "configs" / "fixtures" / "baseline.yaml").string() +
+                                 " --state-dict " + (dir / "missing.pt").string() +
+                                 " --input x.pt --out " + (dir / "o.json").string());
   EXPECT_EQ(result.exit_status, 2) << result.output;
   EXPECT_EQ(result.output.rfind("probe_model: error: ", 0), 0u) << result.output;
 }

@@ -22,7 +22,7 @@ std::filesystem::path synthetic_dataset(const std::string& name, const std::stri
   }
   std::filesystem::remove_all(dir);
   const CommandResult result =
-      run_app("make_synthetic_data", "--out '" + dir.string() + "' " + arguments);
+      run_app("make_synthetic_data", "--out-dir '" + dir.string() + "' " + arguments);
   EXPECT_EQ(result.exit_status, 0) << result.output;
   std::ofstream(stamp) << arguments << "\n";
   return dir;

@@ -44,6 +44,9 @@ struct FrameReadOptions {
   // Segments whose frames' `meta_data.source_id` is one of these are left out of the index
   // (TopoNet's `filter_map_change`); each segment's first frame is read to tell.
   std::vector<std::string> excluded_sources;
+  // Only the first this many frames of the split (in collection order, after the exclusions):
+  // a quick run on a laptop (`data.max_frames`, --max-frames); none: every frame.
+  std::optional<size_t> max_frames;
 };
 
 // Parses one frame JSON text; `source` names the file in errors. Unknown keys

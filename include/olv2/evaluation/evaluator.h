@@ -44,4 +44,11 @@ nlohmann::ordered_json metrics_to_json(const EvaluationMetrics& metrics);
 // A readable multi-line table of the metrics.
 std::string format_metrics_table(const EvaluationMetrics& metrics);
 
+// The headline metrics by their devkit names: OLS, DET_l, DET_t, TOP_ll, TOP_lt, F-Score.
+const std::vector<std::string>& metric_names();
+
+// "OLS 0.3277, TOP_ll 0.0512": the `names` (of metric_names()) in the order given.
+std::string format_metrics_line(const EvaluationMetrics& metrics,
+                                const std::vector<std::string>& names);
+
 }  // namespace olv2

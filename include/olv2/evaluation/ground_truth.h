@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "olv2/data/frame_prediction.h"
+#include "olv2/data/frame_reader.h"
 #include "olv2/evaluation/frechet.h"
 #include "olv2/evaluation/iou_distance.h"
 
@@ -35,5 +36,9 @@ FrameGroundTruth ground_truth_from_frame(const Frame& frame);
 std::vector<FrameGroundTruth> load_ground_truth(const std::filesystem::path& data_root,
                                                 const std::filesystem::path& collection_file,
                                                 const std::string& split);
+
+// The same for the frames of `index` (a dataset's: its frame limit and left-out logs included),
+// in its order, with its point interval.
+std::vector<FrameGroundTruth> load_ground_truth(const FrameIndex& index);
 
 }  // namespace olv2

@@ -29,13 +29,19 @@ std::string describe_cuda_build(const CudaSetup& setup);
 // driver runs any runtime of its own major version or older.
 std::string cuda_driver_problem(int driver_version, int runtime_version);
 
+// Where a process runs its model: its GPU when one is visible (kAuto), or as `--device` says.
+enum class DeviceChoice { kAuto, kCpu, kCuda };
+
+// `--device`'s value: "" (kAuto), "cpu" or "cuda"; anything else is an input error.
+DeviceChoice device_choice_from_flag(const std::string& flag);
+
 // The device a process of local rank `local_rank` trains on: the local_rank-th visible GPU,
 // made the current CUDA device of the calling thread (so the rank's context, streams, cuBLAS
-// handles and NCCL communicator live on its own GPU), or the CPU when no GPU is visible.
-// A driver too old for this LibTorch's CUDA, or fewer visible GPUs than local ranks, is an
-// error: the run would otherwise fall back to the CPU or share a GPU without saying so.
-// CUDA_VISIBLE_DEVICES=-1 chooses the CPU.
-c10::Device select_training_device(int64_t local_rank);
+// handles and NCCL communicator live on its own GPU), or the CPU when no GPU is visible or
+// `choice` is kCpu. A driver too old for this LibTorch's CUDA, fewer visible GPUs than local
+// ranks, or kCuda without a visible GPU is an error: the run would otherwise fall back to the
+// CPU or share a GPU without saying so. CUDA_VISIBLE_DEVICES=-1 chooses the CPU too.
+c10::Device select_training_device(int64_t local_rank, DeviceChoice choice = DeviceChoice::kAuto);
 
 // Makes `device` the calling thread's current CUDA device (loader threads that pin host memory
 // for it); nothing for the CPU.

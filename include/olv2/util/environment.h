@@ -13,15 +13,19 @@ namespace olv2 {
 // one behind Debian's libblas.so.3), as a path.
 std::string loaded_blas_library();
 
-// "train_ds <project version> (git <rev>), LibTorch <x.y.z>".
-std::string version_string();
+// "<program> <project version> (git <rev>), LibTorch <x.y.z> (<its CUDA build>)".
+std::string version_string(const std::string& program);
+
+// What every program's --version prints: version_string(program), then the BLAS in use.
+std::string version_report(const std::string& program);
 
 // The block logged at start, like mmdet's collect_env: platform, LibTorch version, CUDA
 // availability and devices, threads, BLAS library in use, compiler, git revision, whether
 // deterministic algorithms are in force, what the logs' `memory` measures on `device`, config
 // path.
 // `extra` lines ("key: value") follow, e.g. the world size, rank and backend of the run.
-std::string environment_report(const std::string& config_path, const c10::Device& device,
+std::string environment_report(const std::string& program, const std::string& config_path,
+                               const c10::Device& device,
                                const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace olv2

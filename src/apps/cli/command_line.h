@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "olv2/engine/settings/launch_options.h"
+#include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -28,14 +30,41 @@ inline std::string command_line_error(const CLI::App& app, const CLI::ParseError
   return message + " (see " + program + " --help)";
 }
 
+// The command line with every flag's name spelled with `-` (`--work_dir=x` becomes
+// `--work-dir=x`): each flag is also accepted as argparse users type it. Values stay as given.
+inline std::vector<std::string> with_dashed_flag_names(int argc, const char* const* argv) {
+  std::vector<std::string> arguments(argv, argv + argc);
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    std::string& argument = arguments[i];
+    if (argument.rfind("--", 0) != 0) continue;
+    const size_t name_end = std::min(argument.find('='), argument.size());
+    std::replace(argument.begin() + 2, argument.begin() + static_cast<std::ptrdiff_t>(name_end),
+                 '_', '-');
+  }
+  return arguments;
+}
+
+// What every program shares before its own flags are read: its name and `--version`, then the
+// parse of the dashed command line (throws CLI11's errors, --help and --version among them).
+inline void parse_with_house_conventions(CLI::App& app, const std::string& program, int argc,
+                                         const char* const* argv) {
+  app.name(program);
+  app.set_version_flag(
+      "--version", [program] { return version_report(program); }, "print the version and exit");
+  const std::vector<std::string> arguments = with_dashed_flag_names(argc, argv);
+  std::vector<const char*> pointers;
+  for (const std::string& argument : arguments) pointers.push_back(argument.c_str());
+  app.parse(static_cast<int>(pointers.size()), pointers.data());
+}
+
 // Parses the command line into `app`. Returns the status to exit with when the program must stop
-// now: 0 after printing the help (--help), 2 after writing "<program>: error: <what> (see
-// <program> --help)" to stderr (an unknown flag, a bad or missing value); nullopt to go on.
+// now: 0 after printing the help (--help) or the version (--version), 2 after writing
+// "<program>: error: <what> (see <program> --help)" to stderr (an unknown flag, a bad or missing
+// value); nullopt to go on.
 inline std::optional<int> parse_command_line(CLI::App& app, const std::string& program, int argc,
                                              const char* const* argv) {
-  app.name(program);
   try {
-    app.parse(argc, argv);
+    parse_with_house_conventions(app, program, argc, argv);
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(error);
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(),
@@ -46,36 +75,44 @@ inline std::optional<int> parse_command_line(CLI::App& app, const std::string& p
 }
 
 // Parses the command line into `app` for a program whose errors leave through exceptions:
-// returns false after printing the help (--help), throws an input error (exit status 2) naming
-// the problem otherwise.
+// returns false after printing the help (--help) or the version (--version), throws an input
+// error (exit status 2) naming the problem otherwise.
 inline bool parse_or_print_help(CLI::App& app, const std::string& program, int argc,
                                 const char* const* argv) {
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return false;
+    parse_with_house_conventions(app, program, argc, argv);
   } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      app.exit(error);
+      return false;
+    }
     throw input_error(command_line_error(app, error, program));
   }
   return true;
 }
 
 // The flags of a program that runs as one rank of a launch (train_ds, test_ds): --launcher,
-// --local-rank, --cfg-options and --threads.
-inline void add_launch_options(CLI::App& app, std::string& launcher, int& local_rank,
-                               std::vector<std::string>& cfg_options, std::optional<int>& threads) {
-  app.add_option("--launcher", launcher, "job launcher")
-      ->check(CLI::IsMember({"none", "pytorch"}))
-      ->capture_default_str();
-  app.add_option("--local-rank,--local_rank", local_rank,
+// --local-rank, --cfg-options, --threads, --device and --max-frames.
+inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
+                               std::vector<std::string>& cfg_options) {
+  app.add_option("--launcher", launch.launcher, "job launcher (default none)")
+      ->check(CLI::IsMember({"none", "pytorch"}));
+  app.add_option("--local-rank", launch.local_rank,
                  "local rank (the DeepSpeed launcher passes --local_rank=N)");
-  app.add_option("--cfg-options,--cfg_options", cfg_options,
+  app.add_option("--cfg-options", cfg_options,
                  "override config values: key.path=value (values are YAML)")
       ->expected(1, -1);
   app.add_option_function<int>(
-      "--threads", [&threads](const int& value) { threads = value; },
+      "--threads", [&launch](const int& value) { launch.threads = value; },
       "intra-op threads (default: cores / LOCAL_WORLD_SIZE)");
+  app.add_option("--device", launch.device,
+                 "where the model runs (default: the rank's GPU when one is visible, else the "
+                 "CPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option_function<int64_t>(
+         "--max-frames", [&launch](const int64_t& frames) { launch.max_frames = frames; },
+         "read only the first N frames of every split (data.max_frames), for a quick run")
+      ->check(CLI::PositiveNumber);
 }
 
 // Throws an input error for a --threads below 1.

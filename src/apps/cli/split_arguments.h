@@ -1,47 +1,51 @@
 #pragma once
-// The options that name one split of a dataset, shared by the programs that read one
-// (evaluate, visualize): --data-root, --collection, --split.
+// The arguments that name the frames of one split, shared by the data tools (evaluate,
+// visualize, check_data): a config and its `data.<split>` section, as train_ds and test_ds read
+// it (`CONFIG --split val`, with --cfg-options), or the data explicitly (--data-root,
+// --collection, --split naming the collection's key), which then win over a config's sections
+// (the config still gives what else the tool takes from it: pipelines, BEV range).
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "olv2/util/error.h"
+#include "olv2/config/config_node.h"
+#include "olv2/data/frame_reader.h"
 
 namespace olv2 {
 
 struct SplitArguments {
+  std::string config;  // empty: the data flags name the frames
+  std::vector<std::string> cfg_options;
   std::filesystem::path data_root;
   std::filesystem::path collection;
   std::string split;
+  std::optional<int64_t> max_frames;
+
+  bool has_config() const { return !config.empty(); }
+  bool frames_from_config() const {
+    return has_config() && data_root.empty() && collection.empty();
+  }
+
+  // The config with --cfg-options and --max-frames applied, checked as train_ds checks it.
+  ConfigNode load_config() const;
 
   // A relative collection path that does not exist as given is looked up under the data root;
   // an input error naming --collection when it is in neither place.
-  std::filesystem::path collection_file() const {
-    if (std::filesystem::is_regular_file(collection)) return collection;
-    if (collection.is_relative() && std::filesystem::is_regular_file(data_root / collection)) {
-      return data_root / collection;
-    }
-    throw input_error("--collection " + collection.string() +
-                      ": no such file, as given or under --data-root " + data_root.string());
-  }
+  std::filesystem::path collection_file() const;
+
+  // The frames of `split`: from the data flags, else as training reads the config's
+  // `data.<split>` (its subset and left-out logs; a missing section or collection is an input
+  // error naming it); the first --max-frames (or `data.max_frames`) of them.
+  FrameIndex frame_index(const std::string& split) const;
 };
 
-// Adds the three options, --split always required, the other two unless the program takes the
-// frames from elsewhere too (`frames_required` false); `what` says what the program does with
-// the split ("score", "draw").
-inline void add_split_options(CLI::App& app, SplitArguments& arguments, const std::string& what,
-                              bool frames_required = true) {
-  CLI::Option* data_root = app.add_option("--data-root", arguments.data_root,
-                                          "dataset root holding <split>/<segment>/info/")
-                               ->check(CLI::ExistingDirectory);
-  CLI::Option* collection =
-      app.add_option("--collection", arguments.collection,
-                     "collection JSON {split: {segment: [\"<timestamp>.json\", ...]}}; a "
-                     "relative path not found as given is looked up under --data-root");
-  data_root->required(frames_required);
-  collection->required(frames_required);
-  app.add_option("--split", arguments.split, "split of the collection to " + what + " (e.g. val)")
-      ->required();
-}
+// Adds the config positional and the options: --cfg-options, --data-root, --collection, --split
+// (required when `split_required`), and --max-frames unless `frame_limit` is false; `what` says
+// what the program does with the frames ("score", "draw", "check").
+void add_split_options(CLI::App& app, SplitArguments& arguments, const std::string& what,
+                       bool split_required, bool frame_limit);
 
 }  // namespace olv2

@@ -15,14 +15,14 @@ std::string rank_prefixed(int64_t rank, const std::string& message) {
 
 }  // namespace
 
-LaunchedProcess start_launched_process(const std::string& launcher, int local_rank_flag,
-                                       std::optional<int> threads, const EngineOptions& engine) {
+LaunchedProcess start_launched_process(const LaunchOptions& options, const EngineOptions& engine) {
   LaunchedProcess process;
-  process.launch = launch_environment(launcher, local_rank_flag);
-  set_thread_count(threads.value_or(
+  process.launch = launch_environment(options.launcher, options.local_rank);
+  set_thread_count(options.threads.value_or(
       engine.threads.value_or(default_thread_count(process.launch.local_world_size))));
-  process.device = select_training_device(process.launch.local_rank);
-  if (launcher == "pytorch") {
+  process.device =
+      select_training_device(process.launch.local_rank, device_choice_from_flag(options.device));
+  if (options.launcher == "pytorch") {
     process.collective =
         std::make_shared<ProcessGroupCollective>(process.launch, engine.dist, process.device);
   } else {

@@ -102,7 +102,8 @@ TEST(SyntheticData, CollectionSplitsFramesIntoTrainAndValSegments) {
 }
 
 // TopoNet's filter_map_change: a segment whose frames come from an excluded log (its first
-// frame's meta_data.source_id) is left out of the index, every frame of it.
+// frame's meta_data.source_id) is left out of the index, every frame of it; a frame limit
+// takes the first frames of the rest.
 TEST(SyntheticData, ExcludedSourcesLeaveTheirSegmentsOutOfTheIndex) {
   const fs::path root = olv2::test::scratch_dir("synthetic_sources");
   SyntheticDataOptions options = small_options(root);
@@ -118,6 +119,17 @@ TEST(SyntheticData, ExcludedSourcesLeaveTheirSegmentsOutOfTheIndex) {
   const olv2::FrameIndex kept(root, summary.collection_file, "train", read);
   ASSERT_EQ(kept.size(), 4u);
   for (const olv2::FrameKey& key : kept.keys()) EXPECT_NE(key.segment_id, first);
+
+  // --max-frames: the first frames of what is left, in collection order.
+  read.max_frames = 3;
+  const olv2::FrameIndex limited(root, summary.collection_file, "train", read);
+  ASSERT_EQ(limited.size(), 3u);
+  for (size_t i = 0; i < limited.size(); ++i) {
+    EXPECT_EQ(limited.key(i).segment_id, kept.key(i).segment_id);
+    EXPECT_EQ(limited.key(i).timestamp, kept.key(i).timestamp);
+  }
+  read.max_frames = 100;
+  EXPECT_EQ(olv2::FrameIndex(root, summary.collection_file, "train", read).size(), 4u);
 }
 
 // --test-frames adds a `test` split after the others whose frames carry no `annotation`, as
@@ -159,7 +171,7 @@ TEST(SyntheticData, EveryFramePassesTheReaderWithoutWarnings) {
   size_t frames = 0;
   for (const char* split : {"train", "val"}) {
     const olv2::FrameIndex index(root, summary.collection_file, split,
-                                 olv2::FrameReadOptions{1, std::nullopt, {}});
+                                 olv2::FrameReadOptions{1, std::nullopt, {}, std::nullopt});
     for (size_t i = 0; i < index.size(); ++i) {
       const olv2::Frame frame = index.load(i);
       ++frames;
@@ -193,7 +205,7 @@ TEST(SyntheticData, AnnotatedLanePointsProjectOntoDrawnLanes) {
   const fs::path root = olv2::test::scratch_dir("synthetic_projection");
   const auto summary = olv2::synthetic::make_synthetic_data(small_options(root));
   const olv2::FrameIndex index(root, summary.collection_file, "train",
-                               olv2::FrameReadOptions{1, std::nullopt, {}});
+                               olv2::FrameReadOptions{1, std::nullopt, {}, std::nullopt});
   int checked = 0;
   int on_lane = 0;
   for (size_t i = 0; i < index.size(); ++i) {
@@ -267,8 +279,8 @@ TEST(SyntheticData, RendererProjectionEqualsReaderLidar2img) {
 
 TEST(SyntheticData, AppRejectsMoreValFramesThanFrames) {
   const fs::path root = olv2::test::scratch_dir("synthetic_app");
-  const auto result = olv2::test::run_app("make_synthetic_data",
-                                          "--out " + root.string() + " --frames 4 --val-frames 5");
+  const auto result = olv2::test::run_app(
+      "make_synthetic_data", "--out-dir " + root.string() + " --frames 4 --val-frames 5");
   EXPECT_EQ(result.exit_status, 2) << result.output;
   EXPECT_NE(result.output.find("make_synthetic_data: error: --val-frames 5"), std::string::npos)
       << result.output;
@@ -276,8 +288,9 @@ TEST(SyntheticData, AppRejectsMoreValFramesThanFrames) {
 
 TEST(SyntheticData, AppWritesAnnotationsOnlyWithNoImages) {
   const fs::path root = olv2::test::scratch_dir("synthetic_app_no_images");
-  const auto result = olv2::test::run_app(
-      "make_synthetic_data", "--out " + root.string() + " --frames 3 --val-frames 1 --no-images");
+  const auto result =
+      olv2::test::run_app("make_synthetic_data",
+                          "--out-dir " + root.string() + " --frames 3 --val-frames 1 --no-images");
   ASSERT_EQ(result.exit_status, 0) << result.output;
   const auto train = olv2::read_collection(root / "data_dict_synthetic.json", "train");
   ASSERT_EQ(train.size(), 2u);

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "olv2/util/determinism.h"
+#include "olv2/util/error.h"
 
 namespace olv2 {
 namespace {
@@ -31,6 +32,18 @@ TEST(CudaDevice, WithoutAVisibleGpuARunTakesTheCpu) {
   if (cuda_setup().visible_gpus > 0) GTEST_SKIP() << "a GPU is visible here";
   EXPECT_EQ(select_training_device(0), c10::Device(c10::kCPU));
   EXPECT_EQ(select_training_device(3), c10::Device(c10::kCPU));
+}
+
+TEST(CudaDevice, DeviceFlagChoosesTheCpuOrRequiresAGpu) {
+  EXPECT_EQ(select_training_device(0, device_choice_from_flag("cpu")), c10::Device(c10::kCPU));
+  EXPECT_THROW(device_choice_from_flag("gpu"), Error);
+  if (cuda_setup().visible_gpus > 0) GTEST_SKIP() << "a GPU is visible here";
+  try {
+    select_training_device(0, device_choice_from_flag("cuda"));
+    ADD_FAILURE() << "--device cuda took a device without a visible GPU";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("--device cuda: ", 0), 0U) << error.what();
+  }
 }
 
 TEST(CudaDevice, ADriverOfAnOlderCudaMajorVersionIsAProblemNamingBoth) {

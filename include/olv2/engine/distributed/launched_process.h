@@ -9,6 +9,7 @@
 
 #include "olv2/engine/distributed/launch_environment.h"
 #include "olv2/engine/settings/engine_options.h"
+#include "olv2/engine/settings/launch_options.h"
 #include "olv2/util/collective.h"
 
 namespace olv2 {
@@ -22,10 +23,10 @@ struct LaunchedProcess {
 };
 
 // Starts this process's part of a launch: the thread count (`threads`, else the config's, else
-// the cores divided by the ranks on this node), the rank's device, and for --launcher pytorch
-// the process group (one rank included), installed process-wide so that models reach it.
-LaunchedProcess start_launched_process(const std::string& launcher, int local_rank_flag,
-                                       std::optional<int> threads, const EngineOptions& engine);
+// the cores divided by the ranks on this node), the rank's device (`device`, else its GPU when
+// one is visible, else the CPU), and for --launcher pytorch the process group (one rank
+// included), installed process-wide so that models reach it.
+LaunchedProcess start_launched_process(const LaunchOptions& options, const EngineOptions& engine);
 
 // Runs `body` on this rank. An error of a rank other than 0 is rethrown with "rank <r>: " in
 // front, so that the console says which rank failed; rank 0's errors stay as they are.

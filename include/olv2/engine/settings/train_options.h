@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "olv2/engine/settings/launch_options.h"
+
 namespace olv2 {
 
 // The `train_ds` command line (parsed in src/apps): the original trainer's flags plus ours.
@@ -16,15 +18,12 @@ struct TrainOptions {
   bool no_validate = false;
   std::optional<int64_t> seed;  // unset: a resumed checkpoint's seed, else 0
   bool deterministic = false;
-  std::string launcher = "none";  // none | pytorch
-  int local_rank = 0;
+  LaunchOptions launch;
   bool use_ds = false;
   std::string deepspeed_config;
   bool use_fp16 = false;
   std::vector<std::string> cfg_options;
-  std::optional<int> threads;  // unset: config `threads`, else the default for this machine
   bool print_config = false;
-  bool print_version = false;
 };
 
 }  // namespace olv2

@@ -1,0 +1,48 @@
+#include "cli/test_ds_options.h"
+
+#include <gtest/gtest.h>
+
+#include "olv2/util/error.h"
+
+namespace olv2 {
+namespace {
+
+InferenceOptions parse_test_ds(std::vector<const char*> args) {
+  args.insert(args.begin(), "test_ds");
+  auto options = parse_inference_options(static_cast<int>(args.size()), args.data());
+  EXPECT_TRUE(options.has_value());
+  return *options;
+}
+
+TEST(InferenceOptions, BareEvalScoresEveryMetric) {
+  const InferenceOptions options = parse_test_ds({"c.yaml", "e.pth", "--eval"});
+  EXPECT_TRUE(options.eval);
+  EXPECT_TRUE(options.eval_metrics.empty());
+  EXPECT_FALSE(parse_test_ds({"c.yaml", "e.pth", "--out", "s.pkl"}).eval);
+}
+
+// mmdet's `--eval bbox` habit: metric names after --eval, the next flag ending them.
+TEST(InferenceOptions, EvalTakesMetricNames) {
+  const InferenceOptions options =
+      parse_test_ds({"c.yaml", "e.pth", "--eval", "OLS", "TOP_ll", "--results_out", "r.json"});
+  EXPECT_TRUE(options.eval);
+  EXPECT_EQ(options.eval_metrics, (std::vector<std::string>{"OLS", "TOP_ll"}));
+  EXPECT_EQ(options.results_out, "r.json");
+  EXPECT_EQ(options.work_dir, "work_dirs/c");
+}
+
+TEST(InferenceOptions, AnUnknownMetricIsABadInvocationListingTheNames) {
+  const char* args[] = {"test_ds", "c.yaml", "e.pth", "--eval", "mAP"};
+  try {
+    parse_inference_options(5, args);
+    ADD_FAILURE() << "accepted --eval mAP";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::kBadInput);
+    const std::string message = error.what();
+    EXPECT_NE(message.find("mAP"), std::string::npos) << message;
+    EXPECT_NE(message.find("TOP_lt"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace olv2
