@@ -12,7 +12,8 @@
 # - the Python modules the tests run under Debian's /usr/bin/python3: torch 1.13 (torch.load of
 #   the .pth files we write; scripts/torchrun.py, the launcher of the Debian build's ranks;
 #   scripts/original_gradients.py), numpy, SciPy (the Hungarian matching's oracle), PyYAML (the
-#   configs' round trip), and the devkit's other imports (iso3166, opencv, tqdm).
+#   configs' round trip), matplotlib (scripts/plot_logs.py, tests/e2e/plot_logs_test.cpp) and
+#   the devkit's other imports (iso3166, opencv, tqdm).
 #
 # Note: libopenblas0-openmp switches the system-wide `libblas.so.3` alternative to OpenBLAS
 # (which shares LibTorch's OpenMP thread pool). Debian's LibTorch otherwise runs its matrix
@@ -27,7 +28,7 @@ bash scripts/install_deps.sh \
   libtorch-dev libopenblas0-openmp \
   libgmock-dev \
   python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166 python3-opencv \
-  python3-tqdm \
+  python3-tqdm python3-matplotlib \
   "$@"
 
 # The official OpenLane-V2 devkit, the test oracle of `evaluate` (tests/oracle/): its releases

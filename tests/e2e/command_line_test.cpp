@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,13 +73,20 @@ TEST(CommandLine, AMissingInputIsNamedWithItsFlag) {
       {"check_data", "--data-root nosuch_dir --collection /dev/null", "--data-root"},
       {"visualize",
        "--data-root " + folder +
-           " --collection /dev/null --split val --out nosuch_out "
+           " --collection /dev/null --split val --out-dir nosuch_out "
            "--results nosuch.json",
        "--results"},
       {"visualize",
-       "--data-root " + folder + " --collection nosuch.json --split val --out nosuch_out",
+       "--data-root " + folder + " --collection nosuch.json --split val --out-dir nosuch_out",
        "--collection nosuch.json: no such file, as given or under --data-root"},
-      {"probe_model", "--config nosuch.yaml --mode state-dict --out nosuch_out.json", "--config"},
+      // Underscore spellings reach the same checks.
+      {"evaluate",
+       "--data_root " + folder + " --collection nosuch.json --split val --results /dev/null",
+       "--collection nosuch.json: no such file, as given or under --data-root"},
+      {"visualize", "nosuch.yaml --split val --out-dir nosuch_out", "config"},
+      {"publish_checkpoint", "nosuch.pth out.pth", "in"},
+      {"benchmark", "nosuch.yaml e.pth", "config"},
+      {"probe_model", "nosuch.yaml --mode state-dict --out nosuch_out.json", "config"},
       {"inspect_checkpoint", "nosuch.pth", "file"},
   };
   for (const std::vector<std::string>& item : cases) {
@@ -91,6 +99,20 @@ TEST(CommandLine, AMissingInputIsNamedWithItsFlag) {
   }
 }
 
+// Every program says what it is: its name, the project's version and git revision, the
+// LibTorch it runs on and the BLAS, before and without doing anything else.
+TEST(CommandLine, VersionNamesTheProgramLibTorchAndBlas) {
+  for (const std::string& name : programs()) {
+    SCOPED_TRACE(name);
+    const test::CommandResult result = run_program(name, "--version");
+    EXPECT_EQ(result.exit_status, 0) << result.output;
+    EXPECT_EQ(result.output.rfind(name + " 0.1.0 (git ", 0), 0u) << result.output;
+    EXPECT_NE(result.output.find("), LibTorch "), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("\nBLAS: "), std::string::npos) << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 2) << result.output;
+  }
+}
+
 TEST(CommandLine, HelpPrintsUsageAndExitsZero) {
   for (const std::string& name : programs()) {
     SCOPED_TRACE(name);
@@ -98,6 +120,15 @@ TEST(CommandLine, HelpPrintsUsageAndExitsZero) {
     EXPECT_EQ(result.exit_status, 0) << result.output;
     EXPECT_NE(result.output.find("--help"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("Usage: " + name), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("--version"), std::string::npos) << result.output;
+    // The dashed spelling is the one listed; the underscored one is accepted everywhere.
+    std::istringstream lines(result.output);
+    for (std::string line; std::getline(lines, line);) {
+      const size_t start = line.find_first_not_of(' ');
+      if (start == std::string::npos || line[start] != '-') continue;
+      const std::string names = line.substr(start, line.find(' ', start) - start);
+      EXPECT_EQ(names.find('_'), std::string::npos) << line;
+    }
   }
 }
 

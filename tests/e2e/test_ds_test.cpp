@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,7 +12,6 @@
 #include "olv2/util/state_dict.h"
 #include "support/json_log_records.h"
 #include "support/python_numpy.h"
-#include "support/rank_processes.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/test_paths.h"
@@ -116,10 +116,10 @@ TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
   const fs::path test_dir = test::scratch_dir("test_ds_eval");
   const fs::path results = test_dir / "results.json";
   const fs::path submission = test_dir / "submission.pkl";
-  const auto tested =
-      test::run_app("test_ds", test::shell_words(test_arguments(with_submission_flags(
-                                   {"--eval", "--results-json", results.string(), "--out",
-                                    submission.string(), "--work-dir", test_dir.string()}))));
+  const auto tested = test::run_app(
+      "test_ds", test::shell_words(test_arguments(with_submission_flags(
+                     {"--eval", "OLS", "TOP_ll", "--results-out", results.string(), "--out",
+                      submission.string(), "--work-dir", test_dir.string()}))));
   ASSERT_EQ(tested.exit_status, 0) << tested.output;
   // The same predictions; the metadata members differ (the training run's name only its method).
   EXPECT_EQ(nlohmann::json::parse(test::read_file(results))["results"],
@@ -134,6 +134,11 @@ TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
         << metric;
   }
   EXPECT_NE(tested.output.find("OLS"), std::string::npos) << tested.output;
+  // The metrics named after --eval, on one line, as the table has them.
+  char line[64];
+  std::snprintf(line, sizeof(line), "eval: OLS %.4f, TOP_ll %.4f",
+                eval["metrics"]["OLS"].get<double>(), eval["metrics"]["TOP_ll"].get<double>());
+  EXPECT_NE(tested.output.find(line), std::string::npos) << line << "\n" << tested.output;
 
   // The submission holds the predictions of the results file, and the devkit takes it.
   const std::string python = test::python_executable("debian");
@@ -150,14 +155,14 @@ TEST(TestDs, ScoresATrainedCheckpointAsItsLastValidationDid) {
 }
 
 // The test split's frames carry no annotation: test_ds predicts them into a submission the
-// devkit takes, keyed ('test', segment, timestamp) in collection order, and draws them.
+// devkit takes, keyed ('test', segment, timestamp) in collection order, and draws each of them.
 TEST(TestDs, PredictsAnUnannotatedSplitIntoASubmission) {
   const fs::path dir = test::scratch_dir("test_ds_unannotated");
   const fs::path submission = dir / "test.pkl";
   const auto tested =
       test::run_app("test_ds", test::shell_words(test_arguments(with_submission_flags(
                                    {"--split", "test", "--out", submission.string(), "--show-dir",
-                                    (dir / "pictures").string(), "--frames", "2", "--cfg-options",
+                                    (dir / "pictures").string(), "--cfg-options",
                                     "data.test.collection=data_dict_synthetic_test"}))));
   ASSERT_EQ(tested.exit_status, 0) << tested.output;
   EXPECT_NE(tested.output.find("testing 3 frames of data.test"), std::string::npos)
@@ -166,7 +171,7 @@ TEST(TestDs, PredictsAnUnannotatedSplitIntoASubmission) {
   for (const auto& entry : fs::directory_iterator(dir / "pictures")) {
     pictures += entry.path().extension() == ".png" ? 1 : 0;
   }
-  EXPECT_EQ(pictures, 2u);
+  EXPECT_EQ(pictures, 3u);
 
   const std::string python = test::python_executable("debian");
   OLV2_REQUIRE_NUMPY(python);
@@ -242,12 +247,12 @@ TEST(TestDs, UseFp16PredictsUnderAutocast) {
   const fs::path dir = test::scratch_dir("test_ds_fp16");
   const auto fp32 = test::run_app(
       "test_ds",
-      test::shell_words(test_arguments({"--results-json", (dir / "fp32.json").string()})));
+      test::shell_words(test_arguments({"--results-out", (dir / "fp32.json").string()})));
   ASSERT_EQ(fp32.exit_status, 0) << fp32.output;
   const auto fp16 = test::run_app(
       "test_ds",
       test::shell_words(test_arguments({"--use-fp16", "--eval", "--work-dir", dir.string(),
-                                        "--results-json", (dir / "fp16.json").string()})));
+                                        "--results-out", (dir / "fp16.json").string()})));
   ASSERT_EQ(fp16.exit_status, 0) << fp16.output;
   EXPECT_NE(fp16.output.find("predicting under BFloat16 autocast"), std::string::npos)
       << fp16.output;
@@ -258,29 +263,84 @@ TEST(TestDs, UseFp16PredictsUnderAutocast) {
   EXPECT_NE(eval_file_in(dir)["metrics"]["OLS"], nullptr);
 }
 
-// Two ranks predict a shard each and rank 0 gathers them in frame order: the results file and
-// the submission of one process, byte for byte (3 frames: rank 1's shard pads with frame 0, written
-// once).
+// --max-frames, for a quick look: the first frames are predicted and scored against their own
+// annotation, and evaluate takes the results of those frames with the same flag.
+TEST(TestDs, MaxFramesPredictsAndScoresTheFirstFrames) {
+  const fs::path dir = test::scratch_dir("test_ds_max_frames");
+  const auto tested = test::run_app(
+      "test_ds",
+      test::shell_words(test_arguments({"--eval", "--max-frames", "2", "--work-dir", dir.string(),
+                                        "--results-out", (dir / "two.json").string()})));
+  ASSERT_EQ(tested.exit_status, 0) << tested.output;
+  EXPECT_NE(tested.output.find("testing 2 frames of data.val"), std::string::npos) << tested.output;
+  const nlohmann::json eval = eval_file_in(dir);
+  EXPECT_EQ(eval["metrics"]["num_frames"], 2);
+  const auto scored = test::run_app(
+      "evaluate",
+      test::shell_words({tiny_config().string(), "--split", "val", "--max-frames", "2", "--results",
+                         (dir / "two.json").string(), "--out", (dir / "metrics.json").string(),
+                         "--cfg-options", "data_root=" + test_ds_dataset().string(),
+                         "meta_root=" + test_ds_dataset().string()}));
+  ASSERT_EQ(scored.exit_status, 0) << scored.output;
+  const nlohmann::json metrics = nlohmann::json::parse(test::read_file(dir / "metrics.json"));
+  EXPECT_EQ(metrics["OLS"], eval["metrics"]["OLS"]);
+  EXPECT_EQ(metrics["num_frames"], 2);
+}
+
+// Two ranks started by scripts/dist_test.sh (mmdet's form: CONFIG CHECKPOINT N, then test_ds's
+// arguments) predict a shard each and rank 0 gathers them in frame order: the results file and
+// the submission of one process, byte for byte (3 frames: rank 1's shard pads with frame 0,
+// written once).
 TEST(TestDs, TwoRanksWriteTheResultsOfOneProcess) {
   const fs::path dir = test::scratch_dir("test_ds_two_ranks");
   fs::create_directories(dir);
   const auto one = test::run_app(
       "test_ds",
       test::shell_words(test_arguments(with_submission_flags(
-          {"--results-json", (dir / "one.json").string(), "--out", (dir / "one.pkl").string()}))));
+          {"--results-out", (dir / "one.json").string(), "--out", (dir / "one.pkl").string()}))));
   ASSERT_EQ(one.exit_status, 0) << one.output;
-  test::RankLaunch launch;
-  launch.command = test::app_command(
-      "test_ds",
-      test_arguments(with_submission_flags({"--results-json", (dir / "two.json").string(), "--out",
-                                            (dir / "two.pkl").string(), "--launcher", "pytorch"})));
-  test::RankProcesses ranks(launch);
-  const std::vector<test::RankResult> results = ranks.wait_all(std::chrono::seconds(120));
-  ASSERT_EQ(results.size(), 2u);
-  for (const test::RankResult& rank : results) EXPECT_EQ(rank.exit_status, 0) << rank.output;
-  EXPECT_NE(results[0].output.find("world size: 2"), std::string::npos) << results[0].output;
+  std::vector<std::string> arguments = test_arguments(with_submission_flags(
+      {"--results-out", (dir / "two.json").string(), "--out", (dir / "two.pkl").string()}));
+  arguments.insert(arguments.begin() + 2, "2");
+  const auto two = test::run_command("DIST_LAUNCHER=self OMP_NUM_THREADS=1 TEST_DS='" +
+                                     (test::bin_dir() / "test_ds").string() + "' bash '" +
+                                     (test::source_dir() / "scripts/dist_test.sh").string() + "' " +
+                                     test::shell_words(arguments));
+  ASSERT_EQ(two.exit_status, 0) << two.output;
+  EXPECT_NE(two.output.find("2 ranks via self"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("world size: 2"), std::string::npos) << two.output;
   EXPECT_EQ(test::read_file(dir / "two.json"), test::read_file(dir / "one.json"));
   EXPECT_EQ(test::read_file(dir / "two.pkl"), test::read_file(dir / "one.pkl"));
+}
+
+// benchmark (mmdet's benchmark.py) on the trained checkpoint: the frames after the warm-up are
+// timed, the model's rate at least the rate with the loader's waits included.
+TEST(TestDs, BenchmarkTimesTheFramesAfterTheWarmUp) {
+  const fs::path out = test::scratch_dir("test_ds_benchmark") / "benchmark.json";
+  const auto measured = test::run_app(
+      "benchmark",
+      test::shell_words({tiny_config().string(), (trained_work_dir() / "epoch_1.pth").string(),
+                         "--warmup", "1", "--max-frames", "3", "--device", "cpu", "--out",
+                         out.string(), "--cfg-options", "data_root=" + test_ds_dataset().string(),
+                         "meta_root=" + test_ds_dataset().string()}));
+  ASSERT_EQ(measured.exit_status, 0) << measured.output;
+  const nlohmann::json figures = nlohmann::json::parse(test::read_file(out));
+  EXPECT_EQ(figures["frames"], 2);
+  EXPECT_EQ(figures["warmup_frames"], 1);
+  EXPECT_EQ(figures["device"], "cpu");
+  EXPECT_EQ(figures["precision"], "float32");
+  EXPECT_GT(figures["model_fps"].get<double>(), 0.0);
+  EXPECT_GT(figures["median_model_ms"].get<double>(), 0.0);
+  EXPECT_LE(figures["overall_fps"].get<double>(), figures["model_fps"].get<double>());
+  EXPECT_NE(measured.output.find("frames/s"), std::string::npos) << measured.output;
+
+  const auto too_few = test::run_app(
+      "benchmark", test::shell_words(
+                       {tiny_config().string(), (trained_work_dir() / "epoch_1.pth").string(),
+                        "--warmup", "3", "--cfg-options", "data_root=" + test_ds_dataset().string(),
+                        "meta_root=" + test_ds_dataset().string()}));
+  EXPECT_EQ(too_few.exit_status, 2) << too_few.output;
+  EXPECT_NE(too_few.output.find("data.val has 3 frames"), std::string::npos) << too_few.output;
 }
 
 TEST(TestDs, WithoutEvalOrAnOutputItIsABadInvocation) {
