@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "olv2/util/pth/pth_file.h"
 #include "support/json_log_records.h"
 #include "support/python_numpy.h"
 #include "support/run_command.h"
@@ -97,6 +98,46 @@ TEST(TopoNetEndToEnd, TrainsInMixedPrecisionWithAccumulationAndCheckpointing) {
     }
   }
   EXPECT_EQ(steps.back().at("iter"), 1) << steps.back().dump();
+}
+
+// Resuming TopoNet from its first epoch's checkpoint continues the run exactly: AdamW's moments,
+// the warm-up schedule and the random draws of its pipeline (GridMask) and dropout pick up where
+// they were, so the second epoch ends with the weights of an uninterrupted run, bit for bit.
+TEST(TopoNetEndToEnd, ResumingFromAnEpochCheckpointContinuesTheExactRun) {
+  const fs::path workspace = toponet_workspace();
+  const auto train = [&](const fs::path& work_dir, const std::string& extra) {
+    return test::run_command("cd '" + workspace.string() + "' && '" +
+                             (test::bin_dir() / "train_ds").string() + "' '" +
+                             demo_config().string() + "' --work-dir '" + work_dir.string() +
+                             "' --no-validate --threads 1 " + extra +
+                             " --cfg-options runner.max_epochs=2 checkpoint_config.interval=1 "
+                             "checkpoint_config.max_keep_ckpts=2");
+  };
+  const fs::path whole = workspace / "work_whole";
+  const auto uninterrupted = train(whole, "");
+  ASSERT_EQ(uninterrupted.exit_status, 0) << uninterrupted.output;
+  const fs::path resumed = workspace / "work_resumed";
+  const auto continued = train(resumed, "--resume-from '" + (whole / "epoch_1.pth").string() + "'");
+  ASSERT_EQ(continued.exit_status, 0) << continued.output;
+
+  const PthValue expected = read_pth(whole / "epoch_2.pth").at("state_dict");
+  const PthValue actual = read_pth(resumed / "epoch_2.pth").at("state_dict");
+  ASSERT_EQ(expected.dict_items().size(), actual.dict_items().size());
+  size_t compared = 0;
+  for (size_t i = 0; i < expected.dict_items().size(); ++i) {
+    const auto& [name, tensor] = expected.dict_items()[i];
+    EXPECT_EQ(name.to_string(), actual.dict_items()[i].first.to_string());
+    EXPECT_TRUE(tensor.as_tensor().equal(actual.dict_items()[i].second.as_tensor()))
+        << name.to_string() << " differs after resume";
+    ++compared;
+  }
+  EXPECT_GT(compared, 100u);
+  // The first epoch's weights moved in the second: the comparison is of a trained epoch.
+  EXPECT_FALSE(read_pth(whole / "epoch_1.pth")
+                   .at("state_dict")
+                   .at("pts_bbox_head.reg_branches.0.0.weight")
+                   .as_tensor()
+                   .equal(expected.at("pts_bbox_head.reg_branches.0.0.weight").as_tensor()));
 }
 
 }  // namespace
