@@ -115,6 +115,21 @@ inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
       ->check(CLI::PositiveNumber);
 }
 
+// mmdet's single-process GPU choice (--gpus N, --gpu-ids ...), answered with the launcher to use:
+// here every GPU is a process of its own, started by `launcher` (e.g. "scripts/dist_train.sh
+// CONFIG N").
+inline void add_gpu_choice_answer(CLI::App& app, const std::string& program,
+                                  const std::string& launcher) {
+  app.add_option_function<std::vector<std::string>>(
+      "--gpus,--gpu-ids",
+      [program, launcher](const std::vector<std::string>& gpus) {
+        throw input_error("--gpus / --gpu-ids " + gpus.front() + ": " + program +
+                          " runs one process per GPU: start N with " + launcher +
+                          ", or pick one with CUDA_VISIBLE_DEVICES");
+      },
+      "mmdet's GPU choice, answered with the launcher to use");
+}
+
 // Throws an input error for a --threads below 1.
 inline void require_thread_count(const std::optional<int>& threads) {
   if (threads && *threads < 1) {

@@ -46,6 +46,7 @@ std::optional<InferenceOptions> parse_inference_options(int argc, const char* co
   app.add_option("--work-dir", options.work_dir,
                  "where --eval writes eval_<timestamp>.json (default work_dirs/<config name>)");
   add_launch_options(app, options.launch, options.cfg_options);
+  add_gpu_choice_answer(app, "test_ds", "scripts/dist_test.sh CONFIG CHECKPOINT N");
 
   if (!parse_or_print_help(app, "test_ds", argc, argv)) return std::nullopt;
   options.eval = eval->count() > 0;

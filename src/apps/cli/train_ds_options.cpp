@@ -21,16 +21,7 @@ std::optional<TrainOptions> parse_train_options(int argc, const char* const* arg
       "--auto-resume", [&options] { options.resume_from = "auto"; },
       "mmdet's spelling of --resume-from auto");
   app.add_option("--load-from", options.load_from, "checkpoint to load weights from");
-  // mmdet's single-process GPU choice; here every GPU is a process of its own.
-  app.add_option_function<std::vector<std::string>>(
-      "--gpus,--gpu-ids",
-      [](const std::vector<std::string>& gpus) {
-        throw input_error("--gpus / --gpu-ids " + gpus.front() +
-                          ": train_ds runs one process per GPU: start N with "
-                          "scripts/dist_train.sh CONFIG N, or pick one with "
-                          "CUDA_VISIBLE_DEVICES");
-      },
-      "mmdet's GPU choice, answered with the launcher to use");
+  add_gpu_choice_answer(app, "train_ds", "scripts/dist_train.sh CONFIG N");
   app.add_flag("--no-validate", options.no_validate, "skip validation during training");
   app.add_option_function<int64_t>(
       "--seed", [&options](const int64_t& seed) { options.seed = seed; },

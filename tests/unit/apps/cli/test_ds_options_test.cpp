@@ -44,5 +44,19 @@ TEST(InferenceOptions, AnUnknownMetricIsABadInvocationListingTheNames) {
   }
 }
 
+// mmdet's --gpus is answered with the launcher that starts one process per GPU.
+TEST(InferenceOptions, GpusIsAnsweredWithDistTest) {
+  const char* args[] = {"test_ds", "c.yaml", "e.pth", "--eval", "--gpus", "8"};
+  try {
+    parse_inference_options(6, args);
+    ADD_FAILURE() << "accepted --gpus 8";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::kBadInput);
+    EXPECT_NE(std::string(error.what()).find("scripts/dist_test.sh CONFIG CHECKPOINT N"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace olv2
