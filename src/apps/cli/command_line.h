@@ -91,6 +91,13 @@ inline bool parse_or_print_help(CLI::App& app, const std::string& program, int a
   return true;
 }
 
+// --cfg-options key.path=value ..., mmcv's config overrides.
+inline void add_config_overrides(CLI::App& app, std::vector<std::string>& cfg_options) {
+  app.add_option("--cfg-options", cfg_options,
+                 "override config values: key.path=value (values are YAML)")
+      ->expected(1, -1);
+}
+
 // The flags of a program that runs as one rank of a launch (train_ds, test_ds): --launcher,
 // --local-rank, --cfg-options, --threads, --device and --max-frames.
 inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
@@ -99,9 +106,7 @@ inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
       ->check(CLI::IsMember({"none", "pytorch"}));
   app.add_option("--local-rank", launch.local_rank,
                  "local rank (the DeepSpeed launcher passes --local_rank=N)");
-  app.add_option("--cfg-options", cfg_options,
-                 "override config values: key.path=value (values are YAML)")
-      ->expected(1, -1);
+  add_config_overrides(app, cfg_options);
   app.add_option_function<int>(
       "--threads", [&launch](const int& value) { launch.threads = value; },
       "intra-op threads (default: cores / LOCAL_WORLD_SIZE)");

@@ -1,5 +1,6 @@
 #include "cli/split_arguments.h"
 
+#include "cli/command_line.h"
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/data_section.h"
@@ -66,9 +67,7 @@ void add_split_options(CLI::App& app, SplitArguments& arguments, const std::stri
   app.add_option("config", arguments.config,
                  "config whose `data.<split>` section names the frames (else the data flags)")
       ->check(CLI::ExistingFile);
-  app.add_option("--cfg-options", arguments.cfg_options,
-                 "override config values: key.path=value (values are YAML)")
-      ->expected(1, -1);
+  add_config_overrides(app, arguments.cfg_options);
   app.add_option("--data-root", arguments.data_root,
                  "without a config: the dataset root holding <split>/<segment>/info/")
       ->check(CLI::ExistingDirectory);
