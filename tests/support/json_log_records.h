@@ -5,7 +5,8 @@
 
 namespace olv2::test {
 
-// Every record of the JSON-lines logs (`*.log.json`) in `work_dir`, in file order.
+// Every record of the JSON-lines logs (`*.log.json`) in `work_dir`, run after run
+// (the files in name order, which is the order the runs started in), each in file order.
 std::vector<nlohmann::json> json_log_records(const std::filesystem::path& work_dir);
 
 // The records of one `mode` ("train" or "val").
