@@ -2,6 +2,7 @@
 // training reads it and reports what it finds.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,14 +56,15 @@ void dump_split(const olv2::FrameIndex& index, const olv2::Pipeline& pipeline,
 
 // The splits to check: --split, else every section of the config (train, val, test) or every
 // split of the collection, in file order.
-std::vector<std::string> splits_to_check(const Arguments& args, const olv2::ConfigNode& config) {
+std::vector<std::string> splits_to_check(const Arguments& args,
+                                         const std::optional<olv2::ConfigNode>& config) {
   if (!args.dataset.split.empty()) return {args.dataset.split};
   if (!args.dataset.frames_from_config()) {
     return olv2::read_collection_splits(args.dataset.collection_file());
   }
   std::vector<std::string> splits;
   for (const char* section : {"train", "val", "test"}) {
-    if (config.at("data").has(section)) splits.emplace_back(section);
+    if (config->at("data").has(section)) splits.emplace_back(section);
   }
   return splits;
 }
@@ -72,8 +74,7 @@ int run(const Arguments& args) {
     throw olv2::input_error("--dump-out " + args.dump_out +
                             ": needs a config, whose pipelines it runs (check_data CONFIG ...)");
   }
-  olv2::ConfigNode config;
-  if (args.dataset.has_config()) config = args.dataset.load_config();
+  const std::optional<olv2::ConfigNode> config = args.dataset.load_config();
 
   olv2::DatasetCheckOptions options;
   options.decode = args.decode;
@@ -82,14 +83,14 @@ int run(const Arguments& args) {
   // The configs point several sections at one split (test at val): each is checked once.
   std::set<std::string> checked;
   for (const std::string& split : splits_to_check(args, config)) {
-    const olv2::FrameIndex index = args.dataset.frame_index(split);
+    const olv2::FrameIndex index = args.dataset.frame_index(split, config);
     const std::string where = index.collection_file().string() + ":" + index.split();
     if (!checked.insert(where).second) {
       std::printf("%s: the same frames as checked above (%s)\n", split.c_str(), where.c_str());
       continue;
     }
     olv2::DatasetCheckReport report = olv2::check_dataset(index, options);
-    if (!args.dump_out.empty()) dump_split(index, dump_pipeline(config, split), report, dumped);
+    if (!args.dump_out.empty()) dump_split(index, dump_pipeline(*config, split), report, dumped);
     std::printf("%s\n", olv2::format_check_report(report).c_str());
     problems += report.problem_count();
   }

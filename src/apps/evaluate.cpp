@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct Arguments {
   std::string metric_version;  // empty: the config's `evaluation.metric_version`, else v1.1
 };
 
-std::vector<olv2::FrameGroundTruth> read_ground_truth(const Arguments& args) {
+std::vector<olv2::FrameGroundTruth> read_ground_truth(
+    const Arguments& args, const std::optional<olv2::ConfigNode>& config) {
   const bool data_flags = !args.dataset.data_root.empty() || !args.dataset.collection.empty();
   if (!args.ground_truth.empty()) {
     if (data_flags) {
@@ -49,16 +51,16 @@ std::vector<olv2::FrameGroundTruth> read_ground_truth(const Arguments& args) {
         "name the ground truth: a config (CONFIG --split val), --data-root and --collection "
         "(the info files), or --ground-truth (the devkit's pickle)");
   }
-  return olv2::load_ground_truth(args.dataset.frame_index(args.dataset.split));
+  return olv2::load_ground_truth(args.dataset.frame_index(args.dataset.split, config));
 }
 
-olv2::MetricVersion metric_version(const Arguments& args) {
+olv2::MetricVersion metric_version(const Arguments& args,
+                                   const std::optional<olv2::ConfigNode>& config) {
   if (!args.metric_version.empty()) {
     return olv2::metric_version_from_string(args.metric_version, "--metric-version");
   }
-  if (args.dataset.has_config()) {
-    const olv2::ConfigNode config = args.dataset.load_config();
-    if (const olv2::ConfigNode* evaluation = config.find("evaluation")) {
+  if (config) {
+    if (const olv2::ConfigNode* evaluation = config->find("evaluation")) {
       if (const olv2::ConfigNode* version = evaluation->find("metric_version")) {
         return olv2::metric_version_from_string(version->as_string(), version->where());
       }
@@ -68,7 +70,8 @@ olv2::MetricVersion metric_version(const Arguments& args) {
 }
 
 int run(const Arguments& args) {
-  const std::vector<olv2::FrameGroundTruth> ground_truth = read_ground_truth(args);
+  const std::optional<olv2::ConfigNode> config = args.dataset.load_config();
+  const std::vector<olv2::FrameGroundTruth> ground_truth = read_ground_truth(args, config);
   std::vector<olv2::FrameId> frames;
   frames.reserve(ground_truth.size());
   for (const olv2::FrameGroundTruth& frame : ground_truth) frames.push_back(frame.frame);
@@ -78,7 +81,7 @@ int run(const Arguments& args) {
                                   args.results.string())
           : olv2::read_results_file(args.results, frames);
   const olv2::EvaluationMetrics metrics =
-      olv2::evaluate(ground_truth, predictions, metric_version(args));
+      olv2::evaluate(ground_truth, predictions, metric_version(args, config));
   std::cout << olv2::format_metrics_table(metrics) << std::flush;
   if (!args.out.empty()) {
     olv2::write_file_atomic(args.out, olv2::metrics_to_json(metrics).dump(1) + "\n");

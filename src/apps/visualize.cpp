@@ -33,13 +33,14 @@ struct Arguments {
 };
 
 int run(const Arguments& args) {
+  const std::optional<olv2::ConfigNode> config = args.dataset.load_config();
   olv2::FigureOptions options;
-  if (args.dataset.has_config()) {
-    options.range = olv2::bev_area(olv2::detector_bev_range(args.dataset.load_config().at("model")),
-                                   args.dataset.config);
+  if (config) {
+    options.range =
+        olv2::bev_area(olv2::detector_bev_range(config->at("model")), args.dataset.config);
   }
   options.score_threshold = args.score_threshold;
-  const olv2::FrameIndex index = args.dataset.frame_index(args.dataset.split);
+  const olv2::FrameIndex index = args.dataset.frame_index(args.dataset.split, config);
   std::optional<std::vector<olv2::FramePrediction>> predictions;
   if (!args.results.empty()) predictions = olv2::read_results_file(args.results);
   const std::vector<fs::path> written = olv2::write_frame_figures(

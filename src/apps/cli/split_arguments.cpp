@@ -12,7 +12,8 @@ namespace olv2 {
 
 namespace fs = std::filesystem;
 
-ConfigNode SplitArguments::load_config() const {
+std::optional<ConfigNode> SplitArguments::load_config() const {
+  if (!has_config()) return std::nullopt;
   ConfigNode root = load_config_file(config);
   apply_config_overrides(root, cfg_options);
   apply_frame_limit(root, max_frames);
@@ -50,16 +51,16 @@ void require_config_section(const ConfigNode& root, const std::string& config,
 
 }  // namespace
 
-FrameIndex SplitArguments::frame_index(const std::string& split) const {
+FrameIndex SplitArguments::frame_index(const std::string& split,
+                                       const std::optional<ConfigNode>& config) const {
   if (!frames_from_config()) {
     require_data_flags(*this);
     FrameReadOptions options{default_point_interval(split), std::nullopt, {}, std::nullopt};
     if (max_frames) options.max_frames = static_cast<size_t>(*max_frames);
     return FrameIndex(data_root, collection_file(), split, options);
   }
-  const ConfigNode root = load_config();
-  require_config_section(root, config, split);
-  return build_frame_index(DatasetSpec::from_config(root, split));
+  require_config_section(config.value(), this->config, split);
+  return build_frame_index(DatasetSpec::from_config(*config, split));
 }
 
 void add_split_options(CLI::App& app, SplitArguments& arguments, const std::string& what,

@@ -29,8 +29,9 @@ struct SplitArguments {
     return has_config() && data_root.empty() && collection.empty();
   }
 
-  // The config with --cfg-options and --max-frames applied, checked as train_ds checks it.
-  ConfigNode load_config() const;
+  // The config with --cfg-options and --max-frames applied, checked as train_ds checks it;
+  // none without a config.
+  std::optional<ConfigNode> load_config() const;
 
   // A relative collection path that does not exist as given is looked up under the data root;
   // an input error naming --collection when it is in neither place.
@@ -38,8 +39,9 @@ struct SplitArguments {
 
   // The frames of `split`: from the data flags, else as training reads the config's
   // `data.<split>` (its subset and left-out logs; a missing section or collection is an input
-  // error naming it); the first --max-frames (or `data.max_frames`) of them.
-  FrameIndex frame_index(const std::string& split) const;
+  // error naming it); the first --max-frames (or `data.max_frames`) of them. `config` is what
+  // load_config() returned.
+  FrameIndex frame_index(const std::string& split, const std::optional<ConfigNode>& config) const;
 };
 
 // Adds the config positional and the options: --cfg-options, --data-root, --collection, --split
