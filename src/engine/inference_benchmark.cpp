@@ -102,9 +102,7 @@ int run_inference_benchmark(const InferenceBenchmarkOptions& options) {
   require_checkpoint_file(inference.checkpoint);
   const ConfigNode config = resolve_inference_config(inference);
   const EngineOptions engine = engine_options_from_config(config);
-  LaunchOptions launch = inference.launch;
-  launch.launcher = "none";
-  const LaunchedProcess process = start_launched_process(launch, engine);
+  const LaunchedProcess process = start_launched_process(inference.launch, engine);
   const c10::Device device = process.device;
   setup_logging(std::filesystem::path(), true);
   spdlog::info("{}", environment_report("benchmark", inference.config_path, device,
