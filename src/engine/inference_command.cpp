@@ -2,9 +2,6 @@
 
 #include <filesystem>
 
-#include "olv2/config/config_loader.h"
-#include "olv2/config/schema.h"
-#include "olv2/data/data_section.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/checkpoint/training_checkpoint.h"
 #include "olv2/engine/distributed/launched_process.h"
@@ -29,11 +26,8 @@ namespace olv2 {
 namespace fs = std::filesystem;
 
 ConfigNode resolve_inference_config(const InferenceOptions& options) {
-  ConfigNode config = load_config_file(options.config_path);
-  apply_config_overrides(config, options.cfg_options);
-  apply_frame_limit(config, options.launch.max_frames);
-  config.assign_paths();
-  validate_config(config, train_config_schema());
+  ConfigNode config =
+      read_train_config(options.config_path, options.cfg_options, options.launch.max_frames);
   if (!config.at("data").has(options.split)) {
     throw input_error(options.config_path + ": no `data." + options.split +
                       "` section to predict (--split " + options.split + ")");

@@ -3,9 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "olv2/config/config_loader.h"
-#include "olv2/config/schema.h"
-#include "olv2/data/data_section.h"
+#include "olv2/config/config_yaml.h"
 #include "olv2/engine/distributed/launched_process.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"
@@ -89,14 +87,12 @@ void require_readable_file(const ConfigNode& config, const std::string& key) {
 }  // namespace
 
 ConfigNode resolve_train_config(const TrainOptions& options) {
-  ConfigNode config = load_config_file(options.config_path);
-  apply_config_overrides(config, options.cfg_options);
-  apply_frame_limit(config, options.launch.max_frames);
-  override_path_key(config, "load_from", options.load_from, "--load-from");
-  override_path_key(config, "resume_from", options.resume_from, "--resume-from");
-  config.assign_paths();
-  validate_config(config, train_config_schema());
-  return config;
+  return read_train_config(
+      options.config_path, options.cfg_options, options.launch.max_frames,
+      [&options](ConfigNode& config) {
+        override_path_key(config, "load_from", options.load_from, "--load-from");
+        override_path_key(config, "resume_from", options.resume_from, "--resume-from");
+      });
 }
 
 int run_train_command(const TrainOptions& options, std::vector<std::unique_ptr<Hook>> observers) {

@@ -1,9 +1,6 @@
 #include "cli/split_arguments.h"
 
 #include "cli/command_line.h"
-#include "olv2/config/config_loader.h"
-#include "olv2/config/schema.h"
-#include "olv2/data/data_section.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/settings/train_config.h"
 #include "olv2/util/error.h"
@@ -14,12 +11,7 @@ namespace fs = std::filesystem;
 
 std::optional<ConfigNode> SplitArguments::load_config() const {
   if (!has_config()) return std::nullopt;
-  ConfigNode root = load_config_file(config);
-  apply_config_overrides(root, cfg_options);
-  apply_frame_limit(root, max_frames);
-  root.assign_paths();
-  validate_config(root, train_config_schema());
-  return root;
+  return read_train_config(config, cfg_options, max_frames);
 }
 
 fs::path SplitArguments::collection_file() const {

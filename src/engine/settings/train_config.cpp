@@ -1,5 +1,6 @@
 #include "olv2/engine/settings/train_config.h"
 
+#include "olv2/config/config_loader.h"
 #include "olv2/data/data_section.h"
 #include "olv2/engine/hook_registry.h"
 #include "olv2/engine/precision/fp16_section.h"
@@ -77,6 +78,18 @@ std::vector<std::string> ignored_keys_in(const ConfigNode& root) {
     note(evaluation->find("pipeline"), "validation uses data.val.pipeline");
   }
   return ignored;
+}
+
+ConfigNode read_train_config(const std::string& path, const std::vector<std::string>& cfg_options,
+                             std::optional<int64_t> max_frames,
+                             const std::function<void(ConfigNode&)>& edit) {
+  ConfigNode config = load_config_file(path);
+  apply_config_overrides(config, cfg_options);
+  apply_frame_limit(config, max_frames);
+  if (edit) edit(config);
+  config.assign_paths();
+  validate_config(config, train_config_schema());
+  return config;
 }
 
 }  // namespace olv2
