@@ -43,6 +43,7 @@ void synchronize(const c10::Device& device) {
 
 struct FrameTimes {
   std::vector<double> model;  // seconds per timed frame: forward and decoding
+  double model_total = 0.0;   // their sum
   double data = 0.0;          // seconds waited for the loader over the timed frames
   double wall = 0.0;          // seconds from the first timed frame's request to the last's end
 };
@@ -80,12 +81,11 @@ FrameTimes time_frames(DetectorImpl& model, const OpenLaneV2Dataset& dataset,
     if (frame < warmup) continue;
     times.data += std::chrono::duration<double>(loaded - requested).count();
     times.model.push_back(seconds_since(loaded));
+    times.model_total += times.model.back();
     const auto timed = static_cast<int64_t>(times.model.size());
     if (timed % report_every == 0) {
-      double model_seconds = 0.0;
-      for (double seconds : times.model) model_seconds += seconds;
       spdlog::info("frame [{}/{}], {:.2f} frames/s", timed, total - warmup,
-                   static_cast<double>(timed) / model_seconds);
+                   static_cast<double>(timed) / times.model_total);
     }
   }
   times.wall = seconds_since(timed_start);
@@ -129,10 +129,8 @@ int run_inference_benchmark(const InferenceBenchmarkOptions& options) {
                inference.split, options.warmup, device.str(),
                autocast ? std::string(" under ") + c10::toString(autocast->dtype) + " autocast"
                         : std::string());
-  FrameTimes times = time_frames(*model, *dataset, device, engine, autocast, options.warmup);
+  const FrameTimes times = time_frames(*model, *dataset, device, engine, autocast, options.warmup);
 
-  double model_seconds = 0.0;
-  for (double seconds : times.model) model_seconds += seconds;
   std::vector<double> sorted = times.model;
   std::sort(sorted.begin(), sorted.end());
   const auto frames = static_cast<double>(times.model.size());
@@ -146,7 +144,7 @@ int run_inference_benchmark(const InferenceBenchmarkOptions& options) {
   result["threads"] = at::get_num_threads();
   result["warmup_frames"] = options.warmup;
   result["frames"] = times.model.size();
-  result["model_fps"] = frames / model_seconds;
+  result["model_fps"] = frames / times.model_total;
   result["overall_fps"] = frames / times.wall;
   result["median_model_ms"] = 1000.0 * sorted[sorted.size() / 2];
   result["data_wait_ms_per_frame"] = 1000.0 * times.data / frames;
