@@ -1,5 +1,6 @@
 // The engine's CUDA paths: the loss scaler's fused unscale and overflow skip, pinned batches,
-// the DETR heads' attention through scaled_dot_product_attention, and the allocator's peaks.
+// the DETR heads' attention through scaled_dot_product_attention, the allocator's peaks and
+// the memory cap.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -16,6 +17,7 @@
 #include "olv2/engine/precision/loss_scaler.h"
 #include "olv2/models/ops/attention.h"
 #include "olv2/solver/adam.h"
+#include "olv2/util/cuda_memory_cap.h"
 #include "olv2/util/peak_memory.h"
 #include "support/cuda_requirement.h"
 
@@ -165,6 +167,23 @@ TEST(PeakMemoryOnCuda, TheReservedPeakHoldsTheAllocatedPeak) {
   EXPECT_GE(allocated, 64);
   EXPECT_GE(*reserved, allocated);
   EXPECT_FALSE(peak_reserved_memory_mb(c10::Device(c10::kCPU)).has_value());
+}
+
+// Under a 1 GiB cap a 2 GiB allocation fails as on a 1 GiB card, and one of 256 MiB does not:
+// what makes the GPU check's "fits in 16 GB" a run under the cap, not an inference.
+TEST(MemoryCapOnCuda, AnAllocationPastTheCapFailsAsOnASmallerCard) {
+  OLV2_REQUIRE_CUDA();
+  const std::string applied = apply_cuda_memory_cap(kGpu, 1.0);
+  std::printf("%s\n", applied.c_str());
+  EXPECT_NE(applied.find("applied, "), std::string::npos) << applied;
+  const auto bytes = [](int64_t mib) {
+    return torch::empty({mib * 1024 * 1024}, torch::TensorOptions(kGpu).dtype(torch::kByte));
+  };
+  EXPECT_NO_THROW(bytes(256));
+  EXPECT_THROW(bytes(2048), c10::OutOfMemoryError);
+  const std::string lifted = apply_cuda_memory_cap(kGpu, 1e6);
+  EXPECT_NE(lifted.find("no limit"), std::string::npos) << lifted;
+  EXPECT_NO_THROW(bytes(2048));
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ inline void add_config_overrides(CLI::App& app, std::vector<std::string>& cfg_op
 }
 
 // The flags of a program that runs as one rank of a launch (train_ds, test_ds): --launcher,
-// --local-rank, --cfg-options, --threads, --device and --max-frames.
+// --local-rank, --cfg-options, --threads, --device, --max-frames and --cuda-memory-cap.
 inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
                                std::vector<std::string>& cfg_options) {
   app.add_option("--launcher", launch.launcher, "job launcher (default none)")
@@ -117,6 +117,12 @@ inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
   app.add_option_function<int64_t>(
          "--max-frames", [&launch](const int64_t& frames) { launch.max_frames = frames; },
          "read only the first N frames of every split (data.max_frames), for a quick run")
+      ->check(CLI::PositiveNumber);
+  app.add_option_function<double>(
+         "--cuda-memory-cap",
+         [&launch](const double& gib) { launch.cuda_memory_cap_gib = gib; },
+         "let this process's GPU allocate at most GIB GiB, as a card of that size would (not "
+         "applicable on the CPU)")
       ->check(CLI::PositiveNumber);
 }
 

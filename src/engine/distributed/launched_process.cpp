@@ -1,7 +1,10 @@
 #include "olv2/engine/distributed/launched_process.h"
 
+#include <spdlog/spdlog.h>
+
 #include "olv2/engine/distributed/process_group.h"
 #include "olv2/util/cuda_device.h"
+#include "olv2/util/cuda_memory_cap.h"
 #include "olv2/util/error.h"
 #include "olv2/util/threads.h"
 
@@ -22,6 +25,9 @@ LaunchedProcess start_launched_process(const LaunchOptions& options, const Engin
       engine.threads.value_or(default_thread_count(process.launch.local_world_size))));
   process.device =
       select_training_device(process.launch.local_rank, device_choice_from_flag(options.device));
+  if (options.cuda_memory_cap_gib) {
+    spdlog::info("{}", apply_cuda_memory_cap(process.device, *options.cuda_memory_cap_gib));
+  }
   if (options.launcher == "pytorch") {
     process.collective =
         std::make_shared<ProcessGroupCollective>(process.launch, engine.dist, process.device);

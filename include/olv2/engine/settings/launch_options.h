@@ -12,6 +12,7 @@ struct LaunchOptions {
   std::optional<int> threads;         // unset: config `threads`, else the default for this machine
   std::string device;                 // "cpu" or "cuda"; empty: the rank's GPU if any, else the CPU
   std::optional<int64_t> max_frames;  // --max-frames: set as `data.max_frames`
+  std::optional<double> cuda_memory_cap_gib;  // --cuda-memory-cap: util/cuda_memory_cap.h
 };
 
 }  // namespace olv2
