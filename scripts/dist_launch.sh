@@ -9,7 +9,8 @@
 # it on every node with the same M, HOST (node 0's address, reachable from every node) and
 # MASTER_PORT (then required: the nodes must agree on it). The
 # launcher is the first of these that applies (DIST_LAUNCHER=torchrun|venv|wrapper|self forces
-# one). A torchrun's rendezvous store must speak the protocol of the program's LibTorch (a
+# one and probes nothing: set it when starting several nodes of one run, so that all of them
+# use the same). A torchrun's rendezvous store must speak the protocol of the program's LibTorch (a
 # LibTorch 2 client cannot talk to a torch 1.x store), so `PROGRAM --version` decides between 2
 # and 3:
 #   1. torchrun: a `torchrun` on PATH that can start one process (Debian's python3-torch
@@ -90,11 +91,13 @@ port="${MASTER_PORT:-$(free_port)}"
 cores="$(nproc)"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$((cores / nprocs > 0 ? cores / nprocs : 1))}"
 
-# A launch of one process running `true` tells a working torchrun from a broken one.
+# A launch of one process running `true` tells a working torchrun from a broken one. It takes a
+# port of its own (--standalone): on MASTER_PORT it would race the probe of another node started
+# on this host at the same moment, and the loser would pick another launcher than the winner.
 torchrun_works() {
   command -v torchrun >/dev/null 2>&1 &&
-    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$port" \
-      --monitor_interval 0.1 --no_python true >/dev/null 2>&1
+    timeout 60 torchrun --standalone --nproc_per_node 1 --monitor_interval 0.1 \
+      --no_python true >/dev/null 2>&1
 }
 
 venv_works() {

@@ -247,7 +247,7 @@ TEST(DistTrainScript, PrefersATorchrunOnPathThatCanStartAProcess) {
 }
 
 // A torchrun that works (the wrapper under the name torchrun) passes the check of one process
-// on the run's port and then runs the ranks on that same port.
+// on a port of its own and then runs the ranks on the run's port.
 TEST(DistTrainScript, RunsTheRanksThroughAWorkingTorchrun) {
   OLV2_REQUIRE_TORCHRUN_MODULE();
   const fs::path dir = test::scratch_dir("bin");
@@ -263,6 +263,40 @@ TEST(DistTrainScript, RunsTheRanksThroughAWorkingTorchrun) {
     expect_contains(result.output,
                     environment_line(rank, reported_port(result.output), threads_per_rank_of_two(),
                                      "cfg.yaml --launcher pytorch"));
+  }
+}
+
+// Two nodes of one run started on one host at the same moment, as the GPU check's two-node
+// stage starts them: each probes torchrun on a port of its own, so both choose it, and the
+// ranks meet in node 0's store on MASTER_PORT. (Probed on MASTER_PORT, one probe lost the port
+// to the other, and its node started its ranks without torchrun.)
+TEST(DistTrainScript, TwoNodesStartedTogetherBothRunThroughTorchrun) {
+  OLV2_REQUIRE_TORCHRUN_MODULE();
+  const fs::path dir = test::scratch_dir("bin");
+  const std::string train_ds = stand_in(dir, "train_ds", kShowEnvironment);
+  stand_in(dir, "torchrun", "exec /usr/bin/python3 '" + script("torchrun.py") + "' \"$@\"\n");
+  RankLaunch nodes = launcher(test::shell_command(
+      "node=$RANK; unset RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR; exec '" +
+      script("dist_train.sh") + "' --nnodes 2 --node-rank $node --master-addr 127.0.0.1 "
+      "cfg.yaml 1"));
+  nodes.world_size = 2;
+  nodes.environment.erase("RANK");
+  nodes.environment.erase("WORLD_SIZE");
+  nodes.environment.erase("LOCAL_RANK");
+  nodes.environment.erase("LOCAL_WORLD_SIZE");
+  nodes.environment.erase("MASTER_ADDR");
+  nodes.environment.erase("MASTER_PORT");
+  nodes.environment["TRAIN_DS"] = train_ds;
+  nodes.environment["OMP_NUM_THREADS"] = "1";
+  nodes.environment["PATH"] = dir.string() + ":" + std::getenv("PATH");
+  RankProcesses processes(nodes);
+  const std::vector<RankResult> results = processes.wait_all(kLaunchTimeout);
+  for (int node = 0; node < 2; ++node) {
+    const std::string& output = results[static_cast<size_t>(node)].output;
+    ASSERT_EQ(results[static_cast<size_t>(node)].exit_status, 0) << output;
+    expect_contains(output, "1 ranks via torchrun (node " + std::to_string(node) + " of 2)");
+    expect_contains(output, "rank=" + std::to_string(node) + " world=2 local=0 local_world=1 "
+                            "addr=127.0.0.1 port=" + std::to_string(processes.master_port()));
   }
 }
 
