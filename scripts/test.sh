@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the dependencies (scripts/install_test_deps.sh, which runs scripts/install_deps.sh),
-# builds (Release) and runs every test: the project's one test command.
+# builds (Release) and runs every test: the project's one test command. Then lists the test
+# cases that skipped; under CI=true one that tests/expected_skips.txt does not name is a
+# failure (scripts/check_skipped_tests.py).
 #
 #   scripts/test.sh           against the default LibTorch (PyTorch 2.11's, with CUDA; the build
 #                             GPU users make, run here on the CPU), in build/
@@ -17,4 +19,6 @@ bash scripts/install_test_deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOLV2_SOURCE_REGEX= \
   -DOLV2_LIBTORCH="$libtorch"
 cmake --build "$build" -j2
+rm -rf "$build/test-results"
 ctest --test-dir "$build" -j2 --output-on-failure
+/usr/bin/python3 scripts/check_skipped_tests.py "$build/test-results" tests/expected_skips.txt
