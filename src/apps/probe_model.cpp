@@ -255,9 +255,9 @@ int main(int argc, char** argv) {
                  "(default train)")
       ->check(CLI::IsMember({"train", "test", "grads", "state-dict"}));
   app.add_option("--launcher", args.launcher,
-                 "grads mode: pytorch for one frame a rank under torchrun, gradients averaged "
-                 "(default none)")
-      ->check(CLI::IsMember({"none", "pytorch"}));
+                 "grads mode: pytorch (torchrun) or slurm (srun) for one frame a rank, gradients "
+                 "averaged (default none)")
+      ->check(CLI::IsMember({"none", "pytorch", "slurm"}));
   app.add_option("--compare-with", args.compare_with,
                  "grads mode: a reference record (.pt); prints the differences worst first and "
                  "exits 1 when one is beyond --tolerance");

@@ -103,7 +103,7 @@ inline void add_config_overrides(CLI::App& app, std::vector<std::string>& cfg_op
 inline void add_launch_options(CLI::App& app, LaunchOptions& launch,
                                std::vector<std::string>& cfg_options) {
   app.add_option("--launcher", launch.launcher, "job launcher (default none)")
-      ->check(CLI::IsMember({"none", "pytorch"}));
+      ->check(CLI::IsMember({"none", "pytorch", "slurm"}));
   app.add_option("--local-rank", launch.local_rank,
                  "local rank (the DeepSpeed launcher passes --local_rank=N)");
   add_config_overrides(app, cfg_options);

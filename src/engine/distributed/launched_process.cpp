@@ -28,7 +28,7 @@ LaunchedProcess start_launched_process(const LaunchOptions& options, const Engin
   if (options.cuda_memory_cap_gib) {
     spdlog::info("{}", apply_cuda_memory_cap(process.device, *options.cuda_memory_cap_gib));
   }
-  if (options.launcher == "pytorch") {
+  if (launcher_is_distributed(options.launcher)) {
     process.collective =
         std::make_shared<ProcessGroupCollective>(process.launch, engine.dist, process.device);
   } else {

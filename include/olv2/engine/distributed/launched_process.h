@@ -25,8 +25,8 @@ struct LaunchedProcess {
 // Starts this process's part of a launch: the thread count (`threads`, else the config's, else
 // the cores divided by the ranks on this node), the rank's device (`device`, else its GPU when
 // one is visible, else the CPU) with its memory cap (`cuda_memory_cap_gib`, logged), and for
-// --launcher pytorch the process group (one rank included), installed process-wide so that
-// models reach it.
+// --launcher pytorch or slurm the process group (one rank included), installed process-wide so
+// that models reach it.
 LaunchedProcess start_launched_process(const LaunchOptions& options, const EngineOptions& engine);
 
 // Runs `body` on this rank. An error of a rank other than 0 is rethrown with "rank <r>: " in

@@ -7,7 +7,7 @@
 namespace olv2 {
 
 struct LaunchOptions {
-  std::string launcher = "none";      // none | pytorch
+  std::string launcher = "none";      // none | pytorch | slurm
   int local_rank = 0;                 // --local-rank (the DeepSpeed launcher's); LOCAL_RANK wins
   std::optional<int> threads;         // unset: config `threads`, else the default for this machine
   std::string device;                 // "cpu" or "cuda"; empty: the rank's GPU if any, else the CPU
