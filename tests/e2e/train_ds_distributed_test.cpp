@@ -12,6 +12,7 @@
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 #include "olv2/util/threads.h"
+#include "support/first_step_comparison.h"
 #include "support/frame_pairs.h"
 #include "support/json_log_records.h"
 #include "support/rank_processes.h"
@@ -64,23 +65,8 @@ std::vector<std::string> tiny_arguments(const fs::path& work_dir, const fs::path
                         options);
 }
 
-// A collection `pair.json` of `count` train frames with the same lane and traffic-element
-// counts (the largest such group that has traffic elements).
 fs::path equal_count_meta_root(size_t count) {
-  const auto groups = test::frames_by_counts(distributed_dataset());
-  const std::vector<test::FrameRef>* chosen = nullptr;
-  for (const auto& [counts, frames] : groups) {
-    if (frames.size() >= count && counts.second > 0 &&
-        (chosen == nullptr || frames.size() > chosen->size()))
-      chosen = &frames;
-  }
-  EXPECT_NE(chosen, nullptr) << "the synthetic set has no " << count << " frames with equal counts";
-  const fs::path meta_root = test::scratch_dir("equal_meta_" + std::to_string(count));
-  if (chosen != nullptr) {
-    test::write_collection(meta_root / "pair.json",
-                           std::vector<test::FrameRef>(chosen->begin(), chosen->begin() + count));
-  }
-  return meta_root;
+  return test::equal_count_meta_root(distributed_dataset(), count);
 }
 
 fs::path pair_meta_root() { return equal_count_meta_root(2); }
@@ -134,31 +120,6 @@ std::vector<test::RankResult> run_one_then_two_ranks(const std::vector<std::stri
   return all_succeeded ? results : std::vector<test::RankResult>{};
 }
 
-// The first optimizer step of two runs gave the same logged `keys` and the same weights (within
-// float32 sums in another order).
-// `weight_atol`: AdamW's first step moves each weight by about lr * sign(gradient), so a
-// gradient component near zero that the two runs round differently moves by up to lr.
-void expect_same_first_step(const fs::path& single, const fs::path& multi,
-                            const std::vector<const char*>& keys, double weight_atol = 1e-5) {
-  const Json expected_record = test::json_log_records(single, "train").at(0);
-  const Json actual_record = test::json_log_records(multi, "train").at(0);
-  for (const char* key : keys) {
-    const double value = expected_record.at(key).get<double>();
-    EXPECT_NEAR(value, actual_record.at(key).get<double>(), test::sum_order_tolerance(value))
-        << key;
-  }
-  const NamedTensors expected = tensors_of(read_pth(single / "epoch_1.pth").at("state_dict"));
-  const NamedTensors actual = tensors_of(read_pth(multi / "epoch_1.pth").at("state_dict"));
-  ASSERT_EQ(expected.size(), actual.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    if (!expected[i].second.is_floating_point()) continue;
-    const at::Tensor &a = expected[i].second, &b = actual[i].second;
-    const std::string& name = expected[i].first;
-    EXPECT_TRUE(a.allclose(b, 1e-4, weight_atol))
-        << name << " max diff " << (a - b).abs().max().item<double>();
-  }
-}
-
 // 2 ranks × batch 1 against 1 rank × batch 2 on two frames with the same lane and traffic-element
 // counts: the same loss, gradient norm and weights; only rank 0 writes; validation before
 // training, sharded over the ranks, scores exactly as one process does. In the original the two
@@ -201,9 +162,9 @@ TEST(DistributedTraining, TwoRanksOfOneSampleEqualOneRankOfTwo) {
   EXPECT_EQ(files_ending_in(multi, ".log.json"), 1u);
   EXPECT_EQ(files_ending_in(multi, ".pth"), 2u);  // epoch_1.pth, latest.pth
 
-  expect_same_first_step(single, multi,
-                         {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
-                          "topology_lclc_loss_cls"});
+  test::expect_same_first_step(single, multi,
+                               {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
+                                "topology_lclc_loss_cls"});
 
   // The same initial weights validated by one process and by two: the same results file.
   EXPECT_EQ(test::read_file(single / "results_epoch_0.json"),
@@ -232,9 +193,9 @@ TEST(DistributedTraining, SyncBNTwoRanksOfOneSampleEqualBatchNormOverTwo) {
   const std::vector<test::RankResult> results = run_one_then_two_ranks(
       tiny_arguments(single, meta_root, one_rank), tiny_arguments(multi, meta_root, two_ranks));
   ASSERT_EQ(results.size(), 2u);
-  expect_same_first_step(single, multi,
-                         {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
-                          "topology_lclc_loss_cls"});
+  test::expect_same_first_step(single, multi,
+                               {"loss", "grad_norm", "lc_loss_cls", "lc_loss_bbox", "te_loss_cls",
+                                "topology_lclc_loss_cls"});
 }
 
 // large_tiny.yaml (BaselineLarge) on `collection` with every dropout at 0.
@@ -274,7 +235,7 @@ TEST(DistributedTraining, TwoRanksTrainBaselineLargeAsOneRankOfTwo) {
                              large_tiny_arguments(multi, meta_root, {"data.samples_per_gpu=1"}))
           .size(),
       2u);
-  expect_same_first_step(
+  test::expect_same_first_step(
       single, multi,
       {"loss", "grad_norm", "lane_head.loss_lane_cls", "lane_head.loss_lane_reg",
        "bbox_head.loss_cls", "bbox_head.d0.loss_iou", "lclc_head.loss_rel", "lcte_head.loss_rel"},
@@ -353,9 +314,9 @@ TEST(DistributedTraining, TwoRanksWithAccumulationEqualOneRankAccumulatingAll) {
             std::string::npos)
       << results[0].output;
 
-  expect_same_first_step(single, multi,
-                         {"loss", "grad_norm", "lc_loss_bbox", "te_loss_cls",
-                          "topology_lclc_loss_cls", "topology_lcte_loss_cls"});
+  test::expect_same_first_step(single, multi,
+                               {"loss", "grad_norm", "lc_loss_bbox", "te_loss_cls",
+                                "topology_lclc_loss_cls", "topology_lcte_loss_cls"});
 }
 
 // Two frames with different counts, one per rank: the classification losses keep each rank's own

@@ -1,9 +1,13 @@
 #include "support/frame_pairs.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "support/test_paths.h"
 
 namespace olv2::test {
 
@@ -36,5 +40,22 @@ void write_collection(const fs::path& file, const std::vector<FrameRef>& frames)
 }
 
 double sum_order_tolerance(double value) { return std::max(1e-5 + 1e-9, 1e-5 * std::abs(value)); }
+
+fs::path equal_count_meta_root(const fs::path& dataset, size_t count) {
+  const auto groups = frames_by_counts(dataset);
+  const std::vector<FrameRef>* chosen = nullptr;
+  for (const auto& [counts, frames] : groups) {
+    if (frames.size() >= count && counts.second > 0 &&
+        (chosen == nullptr || frames.size() > chosen->size()))
+      chosen = &frames;
+  }
+  EXPECT_NE(chosen, nullptr) << "the synthetic set has no " << count << " frames with equal counts";
+  const fs::path meta_root = scratch_dir("equal_meta_" + std::to_string(count));
+  if (chosen != nullptr) {
+    write_collection(meta_root / "pair.json",
+                     std::vector<FrameRef>(chosen->begin(), chosen->begin() + count));
+  }
+  return meta_root;
+}
 
 }  // namespace olv2::test

@@ -21,6 +21,11 @@ std::map<std::pair<size_t, size_t>, std::vector<FrameRef>> frames_by_counts(
 // Writes a collection `file` (`<meta_root>/<stem>.json`) whose train split holds `frames`.
 void write_collection(const std::filesystem::path& file, const std::vector<FrameRef>& frames);
 
+// The meta_root of a collection `pair.json` of `count` train frames of `dataset` with the same
+// lane and traffic-element counts (the largest such group that has traffic elements), written in
+// a fresh scratch_dir `equal_meta_<count>`; the test fails when there are no such frames.
+std::filesystem::path equal_count_meta_root(const std::filesystem::path& dataset, size_t count);
+
 // Relative 1e-5 (float32 sums in another order), and at least the JSON log's rounding to 5
 // decimals (as mmcv's), by which two equal values may differ by 1e-5.
 double sum_order_tolerance(double value);
