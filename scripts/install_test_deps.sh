@@ -13,7 +13,9 @@
 #   the .pth files we write; scripts/torchrun.py, the launcher of the Debian build's ranks;
 #   scripts/original_gradients.py), numpy, SciPy (the Hungarian matching's oracle), PyYAML (the
 #   configs' round trip), matplotlib (scripts/plot_logs.py, tests/e2e/plot_logs_test.cpp) and
-#   the devkit's other imports (iso3166, opencv, tqdm).
+#   the devkit's other imports (iso3166, opencv, tqdm);
+# - slurm-wlm and munge: a one-node SLURM (slurmctld, slurmd, srun) that
+#   tests/e2e/slurm_distributed_test.cpp starts to run scripts/slurm_train.sh's ranks.
 #
 # Note: libopenblas0-openmp switches the system-wide `libblas.so.3` alternative to OpenBLAS
 # (which shares LibTorch's OpenMP thread pool). Debian's LibTorch otherwise runs its matrix
@@ -29,6 +31,7 @@ bash scripts/install_deps.sh \
   libgmock-dev \
   python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166 python3-opencv \
   python3-tqdm python3-matplotlib \
+  slurm-wlm munge \
   "$@"
 
 # The official OpenLane-V2 devkit, the test oracle of `evaluate` (tests/oracle/): its releases
