@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """The original stack's per-parameter gradients of one training step, for comparison with ours.
 
-Runs the ORIGINAL OpenLane-V2 `Baseline` (the reference copy beside this checkout, set up by its
-`setup.sh`) with the fixture weights, dropout 0, fp32: `train_step` (forward_train and mmdet's
-`_parse_losses`) on the frames of an input file, backward, no optimizer. Writes
-`{parameter name: gradient}` as a `.pt` dict. Parameters without a gradient are left out and
-listed on stderr.
+Runs the ORIGINAL OpenLane-V2 `Baseline`, or with `--model baseline_large` the fixtures' reduced
+`BaselineLarge` (the reference copy beside this checkout, set up by its `setup.sh`), with the
+fixture weights, dropout 0, fp32: `train_step` (forward_train and mmdet's `_parse_losses`) on
+the frames of an input file, backward, no optimizer. Writes `{parameter name: gradient}` as a
+`.pt` dict. Parameters without a gradient are left out and listed on stderr.
+
+  the reduced BaselineLarge on its fixture frame (`baseline_large_input.pt`), built from the
+  fixtures' `model_cfg` and checked against the fixtures' losses first:
+    /usr/bin/python3 scripts/original_gradients.py --model baseline_large --out grads.pt
 
   one process, every frame of the input in one batch:
     /usr/bin/python3 scripts/original_gradients.py --input two_frames.pt --out grads.pt
@@ -18,9 +22,9 @@ listed on stderr.
   a second frame made from it by a fixed rule (mirrored, re-noised images; the ego moved; three
   of the four lanes and two of the three traffic elements, moved, with other labels and links).
   --golden writes the record in the compact form the parity tests read: tensors of at most
-  8192 elements whole; larger ones as `<name>@rows` (the L2 norm of each slice along dim 0),
-  `<name>@index` (2048 flat indices drawn from a fixed seed, int32) and `<name>@sample` (the
-  gradient there).
+  8192 elements (--whole-limit) whole; larger ones as `<name>@rows` (the L2 norm of each slice
+  along dim 0), `<name>@index` (2048 (--sample-size) flat indices drawn from a fixed seed,
+  int32) and `<name>@sample` (the gradient there).
 
 Environment: OLV2_REFERENCE_DIR (default ../shared/reference/original beside this checkout),
 OLV2_ORIGINAL_DIR (where its setup.sh extracted the original; default /tmp/olv2-original),
@@ -42,15 +46,27 @@ WHOLE_LIMIT = 8192
 SAMPLE_SIZE = 2048
 SAMPLE_SEED = 2026
 
+# The fixtures' files of each model: weights, one input frame, losses and exact model config.
+FIXTURE_PREFIX = {'baseline': 'baseline_', 'baseline_large': 'baseline_large_'}
+# How far (relative) the reduced BaselineLarge's loss terms may be from the fixtures' before the
+# run is refused: the fixtures ran on 2 threads; on 1 thread they measured within 1.2e-6.
+FIXTURE_LOSS_RTOL = 1e-5
+
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--input', help='frames in the fixture input format (default: the fixture)')
+    ap.add_argument('--model', choices=sorted(FIXTURE_PREFIX), default='baseline')
+    ap.add_argument('--input', help='frames in the fixture input format (default: the '
+                    "model's fixture frame)")
     ap.add_argument('--out', help='gradient record to write (.pt)')
     ap.add_argument('--make-two-frames', metavar='FILE', help='write the two-frame input and exit')
     ap.add_argument('--launcher', choices=['none', 'pytorch'], default='none')
     ap.add_argument('--golden', action='store_true', help='write the compact form (see above)')
+    ap.add_argument('--whole-limit', type=int, default=WHOLE_LIMIT,
+                    help='--golden: the largest tensor kept whole (elements)')
+    ap.add_argument('--sample-size', type=int, default=SAMPLE_SIZE,
+                    help='--golden: the values sampled from a larger tensor')
     ap.add_argument('--threads', type=int, default=1)
     args = ap.parse_args()
     if not args.make_two_frames and not args.out:
@@ -150,18 +166,32 @@ def data_batch(frames, selected):
     return dict(img=frames['img'][selected].clone(), img_metas=metas, **gts)
 
 
-def build_original_model():
-    import torch
+def fixture_file(model_name, what):
+    return os.path.join(FIXTURES, FIXTURE_PREFIX[model_name] + what)
+
+
+def original_model_config(model_name):
+    """`Baseline`: the original baseline.py without its pretrained weights, which must be the
+    fixtures' config. `BaselineLarge`: the fixtures' exact reduced config (`model_cfg`)."""
     from mmcv import Config
-    from mmdet3d.models import build_model
+    fixture_cfg = json.load(open(fixture_file(model_name, 'losses.json')))['model_cfg']
+    if model_name == 'baseline_large':
+        if fixture_cfg.get('type') != 'BaselineLarge':
+            sys.exit(f'{fixture_file(model_name, "losses.json")}: model_cfg is no BaselineLarge')
+        return Config(dict(model=fixture_cfg)).model
     cfg = Config.fromfile(os.path.join(ORIGINAL, 'OpenLane-V2/plugin/mmdet3d/configs/baseline.py'),
                           import_custom_modules=False)
     cfg.model.img_backbone.init_cfg = None
-    fixture_cfg = json.load(open(os.path.join(FIXTURES, 'baseline_losses.json')))['model_cfg']
     if json.loads(json.dumps(cfg.model.to_dict())) != fixture_cfg:
         sys.exit('the original baseline.py differs from the fixtures\' model config')
-    model = build_model(cfg.model)
-    model.load_state_dict(torch.load(os.path.join(FIXTURES, 'baseline_state_dict.pt')), strict=True)
+    return cfg.model
+
+
+def build_original_model(model_name):
+    import torch
+    from mmdet3d.models import build_model
+    model = build_model(original_model_config(model_name))
+    model.load_state_dict(torch.load(fixture_file(model_name, 'state_dict.pt')), strict=True)
     for module in model.modules():
         if isinstance(module, torch.nn.Dropout):
             module.p = 0.0
@@ -169,6 +199,17 @@ def build_original_model():
             module.dropout = 0.0
     model.train()
     return model
+
+
+def check_fixture_losses(model_name, log_vars):
+    """The step's loss terms are the fixtures' (same model, weights and frame), or exit."""
+    recorded = json.load(open(fixture_file(model_name, 'losses.json')))['losses']
+    ours = {k: v for k, v in log_vars.items() if k != 'loss'}
+    if sorted(ours) != sorted(recorded):
+        sys.exit(f'loss terms {sorted(ours)}, the fixtures have {sorted(recorded)}')
+    for key, value in recorded.items():
+        if abs(ours[key] - value) > FIXTURE_LOSS_RTOL * abs(value):
+            sys.exit(f'{key}: {ours[key]!r}, the fixtures have {value!r}')
 
 
 def compact(gradients, whole_limit=WHOLE_LIMIT, sample_size=SAMPLE_SIZE):
@@ -197,9 +238,9 @@ def main():
         return
     import_original()
     import torch.distributed as dist
-    frames = torch.load(args.input or os.path.join(FIXTURES, 'baseline_input.pt'))
+    frames = torch.load(args.input or fixture_file(args.model, 'input.pt'))
 
-    model = build_original_model()
+    model = build_original_model(args.model)
     names = [name for name, _ in model.named_parameters()]
     rank, world = 0, 1
     if args.launcher == 'pytorch':
@@ -222,6 +263,8 @@ def main():
     print(json.dumps({'rank': rank, 'loss': float(outputs['log_vars']['loss']),
                       'log_vars': {k: float(v) for k, v in outputs['log_vars'].items()}}),
           file=sys.stderr)
+    if args.model == 'baseline_large' and not args.input:
+        check_fixture_losses(args.model, outputs['log_vars'])
 
     gradients, without = {}, []
     for name, param in zip(names, model.parameters()):
@@ -232,7 +275,8 @@ def main():
     if without:
         print(f'parameters without a gradient: {without}', file=sys.stderr)
     if rank == 0:
-        torch.save(compact(gradients) if args.golden else gradients, args.out)
+        torch.save(compact(gradients, args.whole_limit, args.sample_size) if args.golden
+                   else gradients, args.out)
     if world > 1:
         dist.barrier()
         dist.destroy_process_group()

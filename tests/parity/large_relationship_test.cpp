@@ -1,10 +1,17 @@
 // The BaselineLarge relationship heads (lclc_head, lcte_head) against the original: topology
 // from the recorded decoder states, losses through the recorded last-layer assignments, and
-// the gradient sums of the lane and relationship heads under the original's total loss.
+// the gradients of the lane and relationship heads under the original's total loss.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <string>
+#include <vector>
+
 #include "large_lane_fixture.h"
+#include "olv2/models/gradient_record.h"
+#include "olv2/util/pth/pth_file.h"
+#include "support/gradient_tolerance.h"
+#include "support/test_paths.h"
 
 namespace olv2 {
 namespace {
@@ -52,10 +59,29 @@ TEST(LargeRelationshipParity, LossesEqualOriginal) {
   test::expect_loss(lcte_loss, expected.at("lcte_head.loss_rel"), "lcte_head.loss_rel");
 }
 
+// `module`'s gradients under the state-dict names of the whole model (`prefix` + name).
+void add_gradients(NamedTensors& out, const torch::nn::Module& module, const std::string& prefix) {
+  for (auto& [name, grad] : gradient_record(module)) out.emplace_back(prefix + name, grad);
+}
+
+// The entries of the original's gradient record of the whole BaselineLarge
+// (tests/data/gradients/original_large_one_frame.pt) under one of `prefixes`.
+NamedTensors original_large_gradients_of(const std::vector<std::string>& prefixes) {
+  NamedTensors out;
+  const NamedTensors all =
+      tensors_of(read_pth(test::source_dir() / "tests/data/gradients/original_large_one_frame.pt"));
+  for (const auto& [key, tensor] : all) {
+    for (const std::string& prefix : prefixes) {
+      if (key.rfind(prefix, 0) == 0) out.emplace_back(key, tensor);
+    }
+  }
+  return out;
+}
+
 // The lane head and both relationship heads receive gradient only from the lane losses and the
-// two topology losses (the TE states are an input here), so their gradients are the
-// original's. README: rtol 1e-3 on sums |grad| above 1e-3.
-TEST(LargeRelationshipParity, LaneAndTopologyGradientSumsMatchOriginal) {
+// two topology losses (the TE states are an input here), so their gradients are the whole
+// model's: each within gradient_parity_tolerance() of the original's record.
+TEST(LargeRelationshipParity, LaneAndTopologyGradientsEqualTheOriginalPerTensor) {
   LOAD_LARGE_LANE_FIXTURE(f);
   LcDeformableDetrHead lane(test::large_lc_head_options(f.model_cfg()));
   test::load_module_state(*lane, f.state, "pts_bbox_head.");
@@ -78,24 +104,19 @@ TEST(LargeRelationshipParity, LaneAndTopologyGradientSumsMatchOriginal) {
   for (const auto& [name, value] : lane_losses.losses) total = total + value;
   total.backward();
 
-  const nlohmann::json& expected = f.losses.at("grad_abs_sum_all");
-  size_t compared = 0;
-  const auto check = [&](torch::nn::Module& module, const std::string& prefix) {
-    for (const auto& item : module.named_parameters()) {
-      const std::string key = prefix + item.key();
-      if (!item.value().requires_grad()) continue;
-      ASSERT_TRUE(item.value().grad().defined()) << key;
-      const double reference = expected.at(key).get<double>();
-      if (reference <= 1e-3) continue;
-      EXPECT_NEAR(item.value().grad().abs().sum().item<double>(), reference, 1e-3 * reference)
-          << key;
-      ++compared;
-    }
-  };
-  check(*lane, "pts_bbox_head.");
-  check(*lclc, "lclc_head.");
-  check(*lcte, "lcte_head.");
-  EXPECT_EQ(compared, 115u);
+  NamedTensors ours;
+  add_gradients(ours, *lane, "pts_bbox_head.");
+  add_gradients(ours, *lclc, "lclc_head.");
+  add_gradients(ours, *lcte, "lcte_head.");
+  const std::vector<GradientDifference> differences = compare_gradient_records(
+      ours, original_large_gradients_of({"pts_bbox_head.", "lclc_head.", "lcte_head."}));
+  for (const GradientDifference& d : differences) {
+    EXPECT_EQ(d.kind, GradientDifference::Kind::kCompared) << d.name;
+    EXPECT_LE(d.relative, test::gradient_parity_tolerance())
+        << d.name << "\n"
+        << format_gradient_differences(differences);
+  }
+  EXPECT_EQ(differences.size(), 115u);
 }
 
 }  // namespace
