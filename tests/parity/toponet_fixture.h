@@ -55,12 +55,10 @@ inline TopoNetOptions toponet_fixture_options() {
       load_config_file(source_dir() / "configs/fixtures/toponet_reduced.yaml").at("model"));
 }
 
-// The fixture weights; `shared` is the baseline_large fixture's state dict. `checkpoint`: the
-// stages recomputed in backward (model.checkpoint).
-inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(
-    const NamedTensors& shared, const std::vector<std::string>& checkpoint = {}) {
-  TopoNetOptions model_options = toponet_fixture_options();
-  model_options.checkpoint = checkpoint;
+// The model of `model_options` with the fixture weights; `shared` is the baseline_large
+// fixture's state dict.
+inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(const NamedTensors& shared,
+                                                          const TopoNetOptions& model_options) {
   auto model = std::make_shared<TopoNetImpl>(model_options);
   NamedTensors state;
   for (const auto& [name, tensor] : module_state_dict(*model)) {
@@ -81,6 +79,15 @@ inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(
   EXPECT_EQ(report.missing_keys, std::vector<std::string>{"pts_bbox_head.code_weights"});
   EXPECT_TRUE(report.unexpected_keys.empty());
   return model;
+}
+
+// The fixture model with the fixture weights. `checkpoint`: the stages recomputed in backward
+// (model.checkpoint).
+inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(
+    const NamedTensors& shared, const std::vector<std::string>& checkpoint = {}) {
+  TopoNetOptions model_options = toponet_fixture_options();
+  model_options.checkpoint = checkpoint;
+  return toponet_fixture_model(shared, model_options);
 }
 
 // The frames `frames` of tests/data/gradients/two_frames.pt (all when empty) with TopoNet's

@@ -28,8 +28,9 @@ enum class AssignedObjects { kBoxes, kLanes };
 class Assigner {
  public:
   virtual ~Assigner() = default;
-  // Every query is negative when there is no ground truth or no query.
-  AssignResult assign(const AssignInputs& inputs) const;
+  // Every query is negative when there is no ground truth or no query. Virtual so that a
+  // matching can be replayed instead of recomputed (the CUDA tests replay the CPU run's).
+  virtual AssignResult assign(const AssignInputs& inputs) const;
   // The [Q, G] float32 cost matrix the matching minimises.
   virtual at::Tensor cost(const AssignInputs& inputs) const = 0;
 };
