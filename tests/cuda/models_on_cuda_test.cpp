@@ -1,68 +1,37 @@
-// Both models on a GPU against the same step on the CPU, fp32 with TF32 off: every loss term
-// and every parameter's gradient, on the golden fixtures' inputs; then an fp16 autocast step
-// against fp32 on the GPU. Each comparison prints its five largest differences, pass or fail.
-#include <ATen/Context.h>
+// The three fixture models on a GPU against the same step on the CPU, fp32 with TF32 off and
+// deterministic cuDNN, under the CPU step's matchings: every loss term and every parameter's
+// gradient; then an fp16 autocast step against fp32 on the GPU under the same matchings. Each
+// comparison prints its five largest differences, pass or fail.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "olv2/util/autocast_guard.h"
-#include "parity/large_model_fixture.h"
-#include "parity/model_fixture.h"
+#include "parity/fp32_step_tolerances.h"
+#include "parity/seeded_fixture_models.h"
 #include "support/cuda_requirement.h"
+#include "support/replayed_matchings.h"
 #include "support/step_comparison.h"
+#include "support/strict_cuda_math.h"
+#include "support/training_step.h"
 
 namespace olv2::test {
 namespace {
 
 const c10::Device kGpu(c10::kCUDA, 0);
 
-// Matrix products and convolutions in true fp32 on the GPU, as on the CPU.
-class NoTf32 {
- public:
-  NoTf32()
-      : cublas_(at::globalContext().allowTF32CuBLAS()),
-        cudnn_(at::globalContext().allowTF32CuDNN()) {
-    at::globalContext().setAllowTF32CuBLAS(false);
-    at::globalContext().setAllowTF32CuDNN(false);
-  }
-  ~NoTf32() {
-    at::globalContext().setAllowTF32CuBLAS(cublas_);
-    at::globalContext().setAllowTF32CuDNN(cudnn_);
-  }
-
- private:
-  bool cublas_;
-  bool cudnn_;
-};
-
-// One training step of `model` on `batch` (train mode, dropout 0, backward of the total loss)
-// on `device`, with `autocast` for that device.
-template <typename Model>
-StepResult train_step(Model& model, const Batch& batch, const c10::Device& device,
-                      AutocastState autocast = {}) {
-  model.to(device);
-  model.train();
-  model.set_dropout(0.0);
-  model.zero_grad();
-  const Batch on_device = batch.to(device, /*non_blocking=*/false);
-  StepResult result;
-  LossMap losses;
-  {
-    const AutocastGuard guard(device.type(), autocast);
-    losses = model.forward_train(on_device);
-  }
-  total_loss(losses).backward();
-  for (const auto& [name, value] : losses) result.losses[name] = value.template item<double>();
-  for (const auto& item : model.named_parameters()) {
-    if (item.value().grad().defined()) result.grads[item.key()] = item.value().grad().cpu();
-  }
-  return result;
-}
+// How far an fp16 autocast step's loss terms may be from fp32's under the same matchings,
+// relative to each term (a term below 1e-2 against 1e-2). fp16 keeps 11 significant bits
+// (a relative rounding of 4.9e-4 per operation), and each term sums the rounding of a few
+// thousand products through about thirty layers; a broken fp16 path (an overflow, a kernel
+// computing in the wrong type, a loss not computed in fp32) moves a term by far more.
+constexpr double kFp16TermTolerance = 5e-2;
+constexpr double kFp16TermFloor = 1e-2;
 
 // Prints a comparison's worst entries, pass or fail (the GPU check's log keeps them), and
 // fails the test for each entry over `tolerance`.
@@ -72,109 +41,103 @@ void expect_within(const Comparison& comparison, double tolerance) {
   for (const std::string& failure : comparison.failures(tolerance)) ADD_FAILURE() << failure;
 }
 
-void expect_same_step(const StepResult& gpu, const StepResult& cpu, double tolerance,
-                      const std::string& model) {
-  expect_within(compare_losses(gpu, cpu, model + ": loss terms, GPU against CPU"), tolerance);
-  expect_within(compare_gradients(gpu, cpu, model + ": gradients, GPU against CPU"), tolerance);
+// The steps one test compares: the CPU's, recording its matchings, and the GPU's replaying
+// them.
+struct CpuAndGpuSteps {
+  StepResult cpu;
+  StepResult gpu;
+  std::shared_ptr<MatchingLog> matchings = std::make_shared<MatchingLog>();
+};
+
+// A GPU step of a fresh `model` under the CPU step's matchings; every one of them replayed.
+StepResult gpu_step_replaying(FixtureModel model, const Batch& batch,
+                              const std::shared_ptr<MatchingLog>& matchings,
+                              AutocastState autocast = {}) {
+  matchings->rewind();
+  StepResult step = training_step(*seeded_fixture_model(model, Matchings::kReplay, matchings),
+                                  batch, kGpu, autocast);
+  EXPECT_EQ(matchings->replayed(), matchings->size())
+      << name_of(model) << ": every matching of the CPU step replayed on the GPU";
+  return step;
 }
 
-// fp16 autocast against fp32 from the same weights. The Hungarian matchings are recomputed
-// from each run's own predictions, and on fresh weights near-equal costs are common: one
-// flipped match moves its terms by far more than fp16's rounding, so the terms are printed but
-// only the total is held to a tolerance (5 %: the costs of the two matchings are nearly equal
-// when a match flips, while a broken fp16 path, an overflow or a kernel computing in the wrong
-// type, moves it by much more), and every term and gradient must be finite.
-void expect_fp16_close_to_fp32(const StepResult& fp16, const StepResult& fp32,
-                               const std::string& model) {
-  const Comparison terms = compare_losses(
-      fp16, fp32, model + ": loss terms, fp16 autocast against fp32 (shown only)", 1e-2);
-  std::printf("%s", terms.worst().c_str());
-  double total16 = 0.0, total32 = 0.0;
-  for (const auto& [name, expected] : fp32.losses) {
-    const double actual = fp16.losses.at(name);
-    EXPECT_TRUE(std::isfinite(actual)) << name << " is " << actual << " under fp16";
-    total16 += actual;
-    total32 += expected;
-  }
-  std::printf("%s: total loss fp16 %.6f, fp32 %.6f, relative difference %.3e\n", model.c_str(),
-              total16, total32, std::abs(total16 - total32) / std::abs(total32));
-  EXPECT_NEAR(total16, total32, 5e-2 * std::abs(total32)) << "total loss";
-  int64_t not_finite = 0;
-  for (const auto& [name, grad] : fp16.grads) {
-    if (!grad.isfinite().all().item<bool>()) {
-      ADD_FAILURE() << name << ": a gradient that is not finite under fp16";
-      ++not_finite;
-    }
-  }
-  std::printf("%s: %zu fp16 gradients, %lld not finite\n", model.c_str(), fp16.grads.size(),
-              static_cast<long long>(not_finite));
-  std::fflush(stdout);
+CpuAndGpuSteps cpu_and_gpu_steps(FixtureModel model, const Batch& batch) {
+  CpuAndGpuSteps steps;
+  steps.cpu = training_step(*seeded_fixture_model(model, Matchings::kRecord, steps.matchings),
+                            batch, c10::Device(c10::kCPU));
+  steps.gpu = gpu_step_replaying(model, batch, steps.matchings);
+  return steps;
 }
 
-// The fixture's input with GT and the model of `config` (under configs/fixtures/) with the
-// weights seed 0 gives it: only the inputs travel to a GPU machine, not the fixture weights.
-template <typename Model, typename Options>
-std::shared_ptr<Model> seeded_model(const std::string& config,
-                                    Options (*options_from_config)(const ConfigNode&)) {
-  torch::manual_seed(0);
-  return std::make_shared<Model>(options_from_config(
-      load_config_file(source_dir() / "configs/fixtures" / config).at("model")));
-}
-
-Batch fixture_input(const std::filesystem::path& input_path) {
-  return fixture_batch(load_tensor_dict(input_path), /*with_gt=*/true);
+void expect_gpu_step_equals_the_cpu(FixtureModel model, const Batch& batch) {
+  const StrictCudaMath strict_math;
+  const CpuAndGpuSteps steps = cpu_and_gpu_steps(model, batch);
+  const std::string name = name_of(model);
+  const double tolerance = fp32_step_tolerance(model);
+  expect_within(compare_losses(steps.gpu, steps.cpu, name + ": loss terms, GPU against CPU"),
+                tolerance);
+  expect_within(compare_gradients(steps.gpu, steps.cpu, name + ": gradients, GPU against CPU"),
+                tolerance);
 }
 
 TEST(ModelsOnCuda, BaselineLossesAndGradientsEqualTheCpu) {
   OLV2_REQUIRE_CUDA();
   OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
-  const Batch batch = fixture_input(input_path);
-  const NoTf32 no_tf32;
-  const auto model = [] {
-    return seeded_model<BaselineImpl>("baseline.yaml", BaselineOptions::from_config);
-  };
-  const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
-  const StepResult gpu = train_step(*model(), batch, kGpu);
-  expect_same_step(gpu, cpu, 1e-4, "Baseline");
+  expect_gpu_step_equals_the_cpu(FixtureModel::kBaseline, fixture_input(input_path));
 }
 
 TEST(ModelsOnCuda, BaselineLargeLossesAndGradientsEqualTheCpu) {
   OLV2_REQUIRE_CUDA();
   OLV2_REQUIRE_FIXTURE(input_path, "baseline_large_input.pt");
-  const Batch batch = fixture_input(input_path);
-  const NoTf32 no_tf32;
-  const auto model = [] {
-    return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
-                                           BaselineLargeOptions::from_config);
-  };
-  const StepResult cpu = train_step(*model(), batch, c10::Device(c10::kCPU));
-  const StepResult gpu = train_step(*model(), batch, kGpu);
-  expect_same_step(gpu, cpu, 1e-4, "BaselineLarge");
+  expect_gpu_step_equals_the_cpu(FixtureModel::kBaselineLarge, fixture_input(input_path));
 }
 
-// An fp16 autocast step of `make_model()`'s model against fp32, both on the GPU.
-template <typename MakeModel>
-void expect_fp16_step_close_to_fp32(MakeModel make_model, const Batch& batch,
-                                    const std::string& model) {
-  const StepResult fp32 = train_step(*make_model(), batch, kGpu);
+TEST(ModelsOnCuda, TopoNetLossesAndGradientsEqualTheCpu) {
+  OLV2_REQUIRE_CUDA();
+  expect_gpu_step_equals_the_cpu(FixtureModel::kTopoNet, toponet_fixture_batch({0}));
+}
+
+// An fp16 autocast step on the GPU against fp32 on the GPU, both under the CPU step's
+// matchings: every term within kFp16TermTolerance, and every term and gradient finite (fp16
+// gradients are not bounded: cancellation in fp16 moves small ones by more than any useful
+// bound).
+void expect_fp16_step_close_to_fp32(FixtureModel model, const Batch& batch) {
+  const std::string name = name_of(model);
+  const StrictCudaMath strict_math;
+  const CpuAndGpuSteps steps = cpu_and_gpu_steps(model, batch);
   const StepResult fp16 =
-      train_step(*make_model(), batch, kGpu, AutocastState{true, c10::ScalarType::Half});
-  expect_fp16_close_to_fp32(fp16, fp32, model);
+      gpu_step_replaying(model, batch, steps.matchings, AutocastState{true, c10::ScalarType::Half});
+  expect_within(compare_losses(fp16, steps.gpu, name + ": loss terms, fp16 autocast against fp32",
+                               kFp16TermFloor),
+                kFp16TermTolerance);
+  double total16 = 0.0, total32 = 0.0;
+  for (const auto& [term, expected] : steps.gpu.losses) {
+    const double actual = fp16.losses.at(term);
+    EXPECT_TRUE(std::isfinite(actual)) << name << ": " << term << " is " << actual << " in fp16";
+    total16 += actual;
+    total32 += expected;
+  }
+  std::printf("%s: total loss fp16 %.6f, fp32 %.6f, relative difference %.3e\n", name.c_str(),
+              total16, total32, std::abs(total16 - total32) / std::abs(total32));
+  int64_t not_finite = 0;
+  for (const auto& [parameter, grad] : fp16.grads) {
+    if (!grad.isfinite().all().item<bool>()) {
+      ADD_FAILURE() << name << ": " << parameter << ": a gradient that is not finite in fp16";
+      ++not_finite;
+    }
+  }
+  std::printf("%s: %zu fp16 gradients, %lld not finite\n", name.c_str(), fp16.grads.size(),
+              static_cast<long long>(not_finite));
+  std::fflush(stdout);
 }
 
-TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteWithATotalLossCloseToFp32) {
+TEST(ModelsOnCuda, AnFp16AutocastStepIsFiniteWithLossTermsCloseToFp32) {
   OLV2_REQUIRE_CUDA();
   OLV2_REQUIRE_FIXTURE(input_path, "baseline_input.pt");
   OLV2_REQUIRE_FIXTURE(large_input_path, "baseline_large_input.pt");
-  expect_fp16_step_close_to_fp32(
-      [] { return seeded_model<BaselineImpl>("baseline.yaml", BaselineOptions::from_config); },
-      fixture_input(input_path), "Baseline");
-  expect_fp16_step_close_to_fp32(
-      [] {
-        return seeded_model<BaselineLargeImpl>("baseline_large_reduced.yaml",
-                                               BaselineLargeOptions::from_config);
-      },
-      fixture_input(large_input_path), "BaselineLarge");
+  expect_fp16_step_close_to_fp32(FixtureModel::kBaseline, fixture_input(input_path));
+  expect_fp16_step_close_to_fp32(FixtureModel::kBaselineLarge, fixture_input(large_input_path));
+  expect_fp16_step_close_to_fp32(FixtureModel::kTopoNet, toponet_fixture_batch({0}));
 }
 
 }  // namespace
