@@ -23,8 +23,23 @@ const std::set<std::string> kTopoNetZeroInTheOriginal = {
     "pts_bbox_head.transformer.decoder.layers.0.ffns.0.lclc_gnn_layer.weight_backward",
     "pts_bbox_head.transformer.decoder.layers.0.ffns.0.lcte_gnn_layer.weight"};
 
+// Every recorded matching of `head` (one per decoder layer and frame) against ours, and as many
+// of ours as were recorded.
 void expect_toponet_assignments(const std::vector<std::vector<AssignResult>>& layers,
                                 const TensorMap& recorded, const std::string& head) {
+  const std::string prefix = "assign." + head + ".";
+  const std::string suffix = ".pos_inds";
+  size_t recorded_matchings = 0;
+  for (const auto& [key, value] : recorded) {
+    if (key.rfind(prefix, 0) == 0 && key.size() > suffix.size() &&
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      ++recorded_matchings;
+    }
+  }
+  size_t ours = 0;
+  for (const auto& layer : layers) ours += layer.size();
+  EXPECT_EQ(ours, recorded_matchings) << head << ": matchings (decoder layers x frames)";
+  EXPECT_GT(layers.size(), 1u) << head;
   for (size_t l = 0; l < layers.size(); ++l) {
     for (size_t b = 0; b < layers[l].size(); ++b) {
       const std::string key = "assign." + head + "." + std::to_string(l) + "." + std::to_string(b);
@@ -127,6 +142,16 @@ TEST(TopoNetModel, TestPassEqualsTheOriginal) {
   expect_recorded(decoded[0].lc.scores.squeeze(-1), recorded, "test.lane.scores");
   expect_recorded(decoded[0].lclc, recorded, "test.lclc");
   expect_recorded(decoded[0].lcte, recorded, "test.lcte");
+  // Lanes are one class: the original labels every one 0.
+  EXPECT_TRUE(torch::equal(at_key(recorded, "test.lane.labels"),
+                           torch::zeros({decoded[0].lc.objects.size(0)}, torch::kLong)));
+  const std::set<std::string> compared = {
+      "test.can_bus",     "test.bev",         "test.bbox.boxes", "test.bbox.scores",
+      "test.bbox.labels", "test.lane.lanes",  "test.lane.scores", "test.lane.labels",
+      "test.lclc",        "test.lcte"};
+  for (const auto& [key, value] : recorded) {
+    EXPECT_TRUE(compared.count(key) == 1) << key << " is recorded but not compared";
+  }
 
   // predict() zeroes the ego motion itself, as forward_test, and sorts by confidence.
   const std::vector<FramePrediction> predicted = model->predict(toponet_fixture_batch({0}));
