@@ -115,7 +115,7 @@ TEST(TrainOptions, BadInvocationsAreInputErrors) {
     }
   };
   expect_bad({});
-  expect_bad({"c.yaml", "--launcher", "slurm"});
+  expect_bad({"c.yaml", "--launcher", "mpi"});
   expect_bad({"c.yaml", "--seed", "x"});
   expect_bad({"c.yaml", "--threads", "0"});
   expect_bad({"c.yaml", "--no-such-flag"});
