@@ -10,10 +10,12 @@ with "cannot find the CUDA libraries". For each that lacks one, a link to the ve
 configure stage puts on CMAKE_LIBRARY_PATH. Writes --json and prints a readable block.
 
 Exit status 0; 3 when PyTorch is not 2.11.x (from 2.12 on LibTorch needs C++20, which the project
-does not build with) or cannot be imported: the check stops there with one line saying so.
-Standard library only; run under the python that has torch.
+does not build with) or cannot be imported, or, with --require-cuda (the GPU machine), when CUDA
+is unusable (PyTorch built without it, no device, or a first computation on the device fails): the
+check stops there with one line saying so, the driver and torch.version.cuda. Standard library
+only; run under the python that has torch.
 
-    python3 scripts/gpu_check_environment.py --json ENV.json --links-dir DIR
+    python3 scripts/gpu_check_environment.py --json ENV.json --links-dir DIR [--require-cuda]
 """
 import argparse
 import glob
@@ -59,6 +61,23 @@ def gpus():
     return {"devices": found}
 
 
+def cuda_problem(torch):
+    """Why CUDA cannot run here, or None: what a first computation on the device says."""
+    if not torch.version.cuda:
+        return "this PyTorch was built without CUDA"
+    if not torch.cuda.is_available():
+        return "torch.cuda.is_available() is False (the driver is missing, too old for " \
+               f"CUDA {torch.version.cuda}, or no device is visible)"
+    try:
+        value = (torch.ones(2, device="cuda") * 3).sum().item()
+        torch.cuda.synchronize()
+    except RuntimeError as error:
+        return f"a first computation on cuda:0 failed: {str(error).splitlines()[0]}"
+    if value != 6.0:
+        return f"a first computation on cuda:0 gave {value}, not 6"
+    return None
+
+
 def torch_facts():
     try:
         import torch  # noqa: PLC0415 - only this stage needs it, and it may be missing
@@ -67,7 +86,8 @@ def torch_facts():
     facts = {"version": torch.__version__, "cuda": torch.version.cuda,
              "python": sys.executable, "cmake_prefix_path": torch.utils.cmake_prefix_path,
              "cuda_available": torch.cuda.is_available(),
-             "device_count": torch.cuda.device_count() if torch.cuda.is_available() else 0}
+             "device_count": torch.cuda.device_count() if torch.cuda.is_available() else 0,
+             "cuda_problem": cuda_problem(torch)}
     try:
         facts["cudnn"] = torch.backends.cudnn.version()
     except RuntimeError:
@@ -124,6 +144,8 @@ def main():
     parser.add_argument("--json", required=True, help="where the facts go")
     parser.add_argument("--links-dir", required=True,
                         help="where links to versioned CUDA libraries are made when needed")
+    parser.add_argument("--require-cuda", action="store_true",
+                        help="stop (exit 3) when CUDA is unusable")
     args = parser.parse_args()
 
     torch = torch_facts()
@@ -160,6 +182,7 @@ def main():
         print(f"torch:      {torch['version']} (CUDA {torch['cuda']}, cuDNN {torch['cudnn']}, "
               f"NCCL {torch['nccl']}; {torch['device_count']} device(s) usable) from "
               f"{torch['python']}")
+        print(f"CUDA:       {torch['cuda_problem'] or 'a first computation on cuda:0 ran'}")
     print(f"toolkit:    {library_dir or 'no nvcc, or no libcudart beside it'}")
     for name, state in facts["cuda_development_links"].items():
         print(f"  {name}: {state}")
@@ -171,6 +194,12 @@ def main():
     if not torch["version"].startswith(SUPPORTED_TORCH):
         print(f"gpu_check: stopping: this machine's PyTorch is {torch['version']}; the project "
               f"builds against {SUPPORTED_TORCH}x (2.12 and later need C++20)", file=sys.stderr)
+        return 3
+    if args.require_cuda and torch["cuda_problem"]:
+        drivers = ", ".join(d["driver"] for d in facts["gpus"].get("devices", [])) or \
+            facts["gpus"].get("error", "unknown")
+        print(f"gpu_check: stopping: CUDA is unusable: {torch['cuda_problem']}; NVIDIA driver "
+              f"{drivers}, torch.version.cuda {torch['cuda']}", file=sys.stderr)
         return 3
     return 0
 

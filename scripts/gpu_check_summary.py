@@ -2,10 +2,12 @@
 """Summarises a scripts/gpu_check.sh run as gpu_check.json and gpu_check.md.
 
 Reads, under --work: mode ("gpu" or "rehearsal"), environment.json (the environment stage),
-stages.tsv (name, outcome, exit status, seconds, estimate, limit, note per stage),
-logs/<stage>.log, logs/<stage>.smi (nvidia-smi's used memory in MiB, one sample a line) and
-runs/<name>/ (train_ds's or test_ds's work directory: <timestamp>.log.json with a record per
-optimizer step, eval_*.json). Standard library only.
+stages.tsv (name, outcome, exit status, seconds, estimate, limit, note per stage; the stages
+recorded so far, since gpu_check.sh calls this after every stage), launcher (the multi-process
+stages' launcher), logs/<stage>.log, logs/<stage>.smi (nvidia-smi's used memory in MiB, one
+sample a line) and runs/<name>/ (train_ds's or test_ds's work directory: <timestamp>.log.json
+with a record per optimizer step, eval_*.json). Writes each file whole under a temporary name
+first, so that a reader never sees half of one. Standard library only.
 
     python3 scripts/gpu_check_summary.py --work build-gpu/gpu_check --out gpu_check_out
 """
@@ -16,11 +18,17 @@ import statistics
 import sys
 from pathlib import Path
 
-# What the original project reported for the same recipes, as nvidia-smi shows memory.
+# What the original projects published for the same recipes, each with the kind of figure it is
+# and which of ours is of the same kind: the allocator's peak (mmcv's log `memory`,
+# torch.cuda.max_memory_allocated) beside ours, nvidia-smi's used memory beside ours, and a
+# card's size beside a run under a cap of that size.
 ORIGINAL_MEMORY = {
-    "baseline_fp16": "16 GB (RTX 3080)",
-    "baseline_large_v100": "8 GB (V100, batch 1, recomputed; 18 GB without)",
-    "toponet_fp32": "12.3 GB (TopoNet's README: 8 GPUs x 1 frame, fp32)",
+    "baseline_fp16": {"published": "trains on a 16 GB card (RTX 3080)", "kind": "card size",
+                      "ours": "cap"},
+    "baseline_large_v100": {"published": "8 GB per V100 (batch 1, recomputed; 18 GB without)",
+                            "kind": "nvidia-smi", "ours": "nvidia_smi_peak_mib"},
+    "toponet_fp32": {"published": "12.3G (TopoNet's README, 8 GPUs x 1 frame, fp32)",
+                     "kind": "allocator peak (mmcv's log memory)", "ours": "allocated_peak_mb"},
 }
 # Fewer optimizer steps taken than this on the GPU and a run's time and memory describe a model
 # that hardly stepped (the rehearsal takes one step on purpose).
@@ -121,12 +129,47 @@ def cuda_tests(work):
             "skipped_gtests": skipped_gtests(lines), "differences": printed_differences(lines)}
 
 
-def smi_peak(work, stage):
+def smi_samples(work, stage):
+    """nvidia-smi's used-memory samples (MiB) taken during a stage, or None without a file."""
     path = work / "logs" / f"{stage}.smi"
     if not path.exists():
         return None
-    samples = [int(line) for line in path.read_text().split() if line.isdigit()]
+    return [int(line) for line in path.read_text().split() if line.isdigit()]
+
+
+def smi_peak(work, stage):
+    samples = smi_samples(work, stage)
     return max(samples) if samples else None
+
+
+def memory_cap(work, stage):
+    """What train_ds said of its --cuda-memory-cap in the stage's output, or None."""
+    for line in read_log(work, stage).splitlines():
+        match = re.search(r"(GPU memory cap .*)$", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def published_beside_ours(name, run, outcome, mode):
+    """The original's figure and ours of the same kind, for the run NAME."""
+    original = ORIGINAL_MEMORY.get(name)
+    if original is None:
+        return None
+    if original["ours"] == "cap":
+        cap = run.get("memory_cap")
+        if cap is None:
+            ours = "not run under a cap"
+        elif "applied" in cap:
+            ours = f"{cap}: the run {'passed' if outcome == 'ok' else 'did not pass'}"
+        else:
+            ours = cap
+    else:
+        value = run.get(original["ours"])
+        ours = f"{value} MiB" if value is not None else "not measured"
+        if value is not None and mode == "rehearsal" and original["ours"] == "allocated_peak_mb":
+            ours += " (the rehearsal's: the CPU's peak resident memory, no allocator peak)"
+    return {"published": original["published"], "kind": original["kind"], "ours": ours}
 
 
 def train_records(work_dir):
@@ -147,6 +190,9 @@ def train_records(work_dir):
 def run_summary(work, work_dir):
     log, records, validations = train_records(work_dir)
     summary = {"nvidia_smi_peak_mib": smi_peak(work, work_dir.name)}
+    cap = memory_cap(work, work_dir.name)
+    if cap:
+        summary["memory_cap"] = cap
     evaluations = sorted(work_dir.glob("eval_*.json"))
     if evaluations:
         written = read_json(evaluations[-1]) or {}
@@ -198,19 +244,23 @@ def markdown(result):
             lines.append(f"| {key} | {environment.get(key)} |")
         lines.append(f"| PyTorch | {torch.get('error') or torch.get('version')} (CUDA "
                      f"{torch.get('cuda')}, cuDNN {torch.get('cudnn')}, NCCL {torch.get('nccl')}) |")
+        lines.append(f"| CUDA | {torch.get('cuda_problem') or 'a first computation on cuda:0 ran'} |")
         links = "; ".join(f"{k}: {v}" for k, v in
                           environment.get("cuda_development_links", {}).items())
         lines += [f"| CUDA toolkit libraries | {environment.get('cuda_toolkit_library_dir')} "
                   f"({links}) |", ""]
     if result["version"]:
         lines += [f"`{result['version']}`", ""]
+    if result["launcher"]:
+        lines += [f"The multi-process stages' launcher: {result['launcher']}", ""]
     lines += ["| stage | outcome | seconds | estimate (16 cores) | limit | nvidia-smi peak MiB "
-              "| note |", "|---|---|---:|---:|---:|---:|---|"]
+              "(samples) | note |", "|---|---|---:|---:|---:|---:|---|"]
     for stage in result["stages"]:
         note = stage["note"].replace("|", "\\|")
+        smi = (f"{stage['nvidia_smi_peak_mib'] or ''} ({stage['nvidia_smi_samples']})"
+               if stage["nvidia_smi_samples"] is not None else "")
         lines.append(f"| {stage['name']} | {stage['outcome']} | {stage['seconds']} | "
-                     f"{stage['estimate_s'] or ''} | {stage['limit_s'] or ''} | "
-                     f"{stage['nvidia_smi_peak_mib'] or ''} | {note} |")
+                     f"{stage['estimate_s'] or ''} | {stage['limit_s'] or ''} | {smi} | {note} |")
     lines.append("")
     bench = result["bench_tflops"]
     if bench:
@@ -233,8 +283,8 @@ def markdown(result):
             lines += ["```"] + tests["differences"] + ["```", ""]
     lines += ["| run | steps (taken / skipped) | loss scale first → last | median s/step "
               "(after the first) | first step s | allocated peak MB | reserved peak MB | "
-              "nvidia-smi peak MiB | original | loss first → last |",
-              "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
+              "nvidia-smi peak MiB | loss first → last |",
+              "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for name, run in result["runs"].items():
         if "steps" not in run:  # test_ds's: its scores are listed below
             continue
@@ -249,8 +299,15 @@ def markdown(result):
             f"| {name} | {steps} | {scale} | {run.get('median_step_s')} | "
             f"{run.get('first_step_s')} | {run.get('allocated_peak_mb')} | "
             f"{run.get('reserved_peak_mb') or ''} | {run.get('nvidia_smi_peak_mib') or ''} | "
-            f"{ORIGINAL_MEMORY.get(name, '')} | {run.get('loss_first')} → {run.get('loss_last')} |")
+            f"{run.get('loss_first')} → {run.get('loss_last')} |")
     lines.append("")
+    compared = [(name, run["memory_beside_published"]) for name, run in result["runs"].items()
+                if run.get("memory_beside_published")]
+    if compared:
+        lines += ["| run | published memory | its kind | ours of that kind |", "|---|---|---|---|"]
+        lines += [f"| {name} | {c['published']} | {c['kind']} | {c['ours']} |"
+                  for name, c in compared]
+        lines.append("")
     for name, run in result["runs"].items():
         for key in ("validation", "evaluation"):
             if key in run:
@@ -258,6 +315,12 @@ def markdown(result):
                                    for k, v in run[key].items())
                 lines.append(f"- {name} {key}: {scores}")
     return "\n".join(lines) + "\n"
+
+
+def write_whole(path, text):
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    partial.replace(path)
 
 
 def main():
@@ -269,26 +332,34 @@ def main():
         sys.exit(f"gpu_check_summary: {args.work / 'stages.tsv'} not found")
     stages = read_stages(args.work)
     for stage in stages:
-        stage["nvidia_smi_peak_mib"] = smi_peak(args.work, stage["name"])
+        samples = smi_samples(args.work, stage["name"])
+        stage["nvidia_smi_samples"] = None if samples is None else len(samples)
+        stage["nvidia_smi_peak_mib"] = max(samples) if samples else None
     mode_file = args.work / "mode"
     runs_dir = args.work / "runs"
     mode = mode_file.read_text().strip() if mode_file.exists() else "unknown"
     # A rehearsal skips what needs a GPU; on the GPU machine every stage must run.
     passing = ("ok", "skipped") if mode == "rehearsal" else ("ok",)
+    launcher_file = args.work / "launcher"
+    outcomes = {stage["name"]: stage["outcome"] for stage in stages}
+    runs = {d.name: run_summary(args.work, d) for d in sorted(runs_dir.iterdir())
+            if d.is_dir()} if runs_dir.exists() else {}
+    for name, run in runs.items():
+        run["memory_beside_published"] = published_beside_ours(name, run, outcomes.get(name), mode)
     result = {
         "mode": mode,
         "ok": all(stage["outcome"] in passing for stage in stages),
+        "launcher": launcher_file.read_text().strip() if launcher_file.exists() else None,
         "environment": read_json(args.work / "environment.json"),
         "version": version(args.work),
         "stages": stages,
         "bench_tflops": bench_tflops(args.work),
         "cuda_tests": cuda_tests(args.work),
-        "runs": {d.name: run_summary(args.work, d) for d in sorted(runs_dir.iterdir())
-                 if d.is_dir()} if runs_dir.exists() else {},
+        "runs": runs,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "gpu_check.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.out / "gpu_check.md").write_text(markdown(result))
+    write_whole(args.out / "gpu_check.json", json.dumps(result, indent=2) + "\n")
+    write_whole(args.out / "gpu_check.md", markdown(result))
 
 
 if __name__ == "__main__":
