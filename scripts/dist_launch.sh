@@ -92,12 +92,13 @@ cores="$(nproc)"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$((cores / nprocs > 0 ? cores / nprocs : 1))}"
 
 # A launch of one process running `true` tells a working torchrun from a broken one. It takes a
-# port of its own (--standalone): on MASTER_PORT it would race the probe of another node started
-# on this host at the same moment, and the loser would pick another launcher than the winner.
+# free port of its own: on MASTER_PORT (or on --standalone's fixed 29400 in torch 1.x) it would
+# race the probe of another node started on this host at the same moment, and the loser would
+# pick another launcher than the winner.
 torchrun_works() {
   command -v torchrun >/dev/null 2>&1 &&
-    timeout 60 torchrun --standalone --nproc_per_node 1 --monitor_interval 0.1 \
-      --no_python true >/dev/null 2>&1
+    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$(free_port)" \
+      --monitor_interval 0.1 --no_python true >/dev/null 2>&1
 }
 
 venv_works() {

@@ -355,11 +355,14 @@ fi
 
 # --- ranks and test_ds -----------------------------------------------------------------------
 # One launcher for every multi-process stage, chosen here once: torchrun when the one on PATH
-# starts a process (a port of its own, so that nothing else is bound meanwhile), else
-# dist_launch.sh's own. dist_launch.sh takes it from DIST_LAUNCHER and probes nothing.
+# starts a process, else dist_launch.sh's own. dist_launch.sh takes it from DIST_LAUNCHER and
+# probes nothing.
 choose_launcher() {
+  local port
+  port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   if command -v torchrun >/dev/null 2>&1 &&
-    timeout 60 torchrun --standalone --nproc_per_node 1 --monitor_interval 0.1 --no_python true >&2
+    timeout 60 torchrun --nproc_per_node 1 --master_addr 127.0.0.1 --master_port "$port" \
+      --monitor_interval 0.1 --no_python true >&2
   then
     echo torchrun
   else

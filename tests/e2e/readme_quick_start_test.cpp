@@ -4,7 +4,7 @@
 // configs/ and scripts/, the programs in build/bin/. What no test machine has is replaced, and
 // only that: the build (step 1) is the suite's, the pretrained backbone (step 4) is left out
 // (`model.img_backbone.init_cfg=null`), 8 GPUs are 2 CPU ranks, and a run is one epoch of the
-// first 2 frames.
+// first 2 frames. The submission it ends with passes the official devkit's `check_results`.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/json_log_records.h"
+#include "support/python_numpy.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
 #include "support/temp_files.h"
@@ -94,6 +95,8 @@ std::string on_this_machine(std::string command) {
 }
 
 TEST(ReadmeQuickStart, EveryCommandRunsOnTheRealTree) {
+  OLV2_REQUIRE_NUMPY(test::python_executable("debian"));
+  OLV2_REQUIRE_DEVKIT_SOURCES();
   const std::vector<std::string> commands = readme_commands("Quick start: OpenLane-V2");
   const fs::path workspace = quick_start_workspace();
   std::vector<std::string> ran;
@@ -118,7 +121,11 @@ TEST(ReadmeQuickStart, EveryCommandRunsOnTheRealTree) {
   ASSERT_FALSE(validations.empty());
   EXPECT_EQ(validations.back().at("epoch"), 2) << "the resumed run trains the second epoch";
   EXPECT_TRUE(fs::is_regular_file(work_dir / "epoch_2.pth"));
-  EXPECT_TRUE(fs::is_regular_file(workspace / "submission.pkl"));
+  ASSERT_TRUE(fs::is_regular_file(workspace / "submission.pkl"));
+  const test::CommandResult checked =
+      test::run_devkit_check_results(workspace / "submission.pkl", workspace);
+  ASSERT_EQ(checked.exit_status, 0) << checked.output;
+  EXPECT_NE(checked.output.find("check_results: valid"), std::string::npos) << checked.output;
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 // was never interrupted (torch.equal on every tensor).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <random>
 
@@ -42,15 +44,25 @@ std::string faults_train_command(const fs::path& work_dir, const std::string& ex
          faults_train_args(work_dir, faults_dataset(), extra);
 }
 
-const NamedTensors& uninterrupted_weights() {
-  static const NamedTensors weights = [] {
+struct UninterruptedRun {
+  NamedTensors weights;  // at the end
+  double seconds = 0.0;  // from start to end
+};
+
+const UninterruptedRun& uninterrupted_run() {
+  static const UninterruptedRun result = [] {
     const fs::path work_dir = test::scratch_dir("uninterrupted");
+    const auto started = std::chrono::steady_clock::now();
     const test::CommandResult run = test::run_command(faults_train_command(work_dir));
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
     EXPECT_EQ(run.exit_status, 0) << run.output;
-    return read_training_checkpoint(work_dir / "epoch_3.pth").state_dict;
+    return UninterruptedRun{read_training_checkpoint(work_dir / "epoch_3.pth").state_dict,
+                            took.count()};
   }();
-  return weights;
+  return result;
 }
+
+const NamedTensors& uninterrupted_weights() { return uninterrupted_run().weights; }
 
 void expect_same_weights(const NamedTensors& expected, const NamedTensors& actual) {
   ASSERT_EQ(expected.size(), actual.size());
@@ -109,10 +121,11 @@ TEST(TrainDsFaults, AKillAtAnInjectionPointResumesToTheSameWeights) {
   }
 }
 
+// The moments fall within the first half of the uninterrupted run, so that every kill strikes.
 TEST(TrainDsFaults, AKillAtASeededMomentResumesToTheSameWeights) {
-  uninterrupted_weights();
+  const double run_seconds = uninterrupted_run().seconds;
   std::mt19937 rng(20261201);
-  std::uniform_real_distribution<double> seconds(1.0, 6.0);
+  std::uniform_real_distribution<double> seconds(0.5, std::max(1.0, run_seconds / 2));
   for (int trial = 0; trial < 2; ++trial) {
     const double delay = seconds(rng);
     SCOPED_TRACE("kill -9 after " + std::to_string(delay) + " s");
@@ -120,7 +133,8 @@ TEST(TrainDsFaults, AKillAtASeededMomentResumesToTheSameWeights) {
     const test::CommandResult run = test::run_command(
         faults_train_command(work_dir) + " > '" + (work_dir.parent_path() / "killed.log").string() +
         "' 2>&1 & pid=$!; sleep " + std::to_string(delay) + "; kill -9 $pid; wait $pid");
-    (void)run;  // killed, or finished before the moment came
+    ASSERT_TRUE(killed(run)) << "the run ended before the kill came: status " << run.exit_status;
+    EXPECT_FALSE(fs::exists(work_dir / "epoch_3.pth"));
     if (fs::exists(work_dir)) expect_loadable_checkpoints(work_dir, 0);
     resume_and_compare(work_dir);
     test::discard_scratch_when_passing(work_dir);
