@@ -140,7 +140,7 @@ echo "gpu_check: $mode on $jobs cores; logs in $work/logs"
 # The stages in order of value, each with its estimate and its limit on the GPU machine
 # (seconds). docs/development.md shows where each estimate comes from.
 plan=(
-  "environment 10 30" "configure 20 90" "build 95 300" "isolation 3 20" "version 1 15"
+  "environment 10 60" "configure 20 90" "build 95 300" "isolation 3 20" "version 1 15"
   "cuda_tests 40 100" "nccl 12 40" "test_ds 15 45" "gloo_two_ranks 15 45" "bench_tflops 8 30"
   "baseline_fp16 30 80" "baseline_large_v100 35 90" "toponet_fp32 30 70"
   "toponet_fp16_recomputed 25 70"
