@@ -258,22 +258,13 @@ if [ "$(cut -f2,3 "$stages" | tail -1)" = $'failed\t3' ]; then
   exit 3
 fi
 
-# A configure that fails leaves no build.ninja behind, not an earlier run's; and every configure
-# starts from no cache, so that nothing an earlier one found (another LibTorch) sticks.
-rm -f "$build/build.ninja" "$build/CMakeCache.txt"
-# PyTorch's package directory (its lib/ holds libtorch.so) goes on the prefix path beside its
-# CMake packages, before the system's: a LibTorch installed there is never picked up instead.
-# Caffe2's config enables CMake's CUDA language, whose identification compiles with the host
-# compiler: nvcc must not refuse a compiler newer than it knows (nothing here compiles CUDA).
+# The configure (scripts/configure_gpu_build.sh) starts from no cache and puts PyTorch's own
+# LibTorch first, then the bundle.
 torch_dir=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null || true)
 if [ -n "$torch_dir" ]; then
-  stage configure cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DOLV2_LIBTORCH=prefix -DOLV2_SOURCE_REGEX= \
-    -DCMAKE_PREFIX_PATH="$torch_dir/share/cmake;$torch_dir;$bundle" \
-    -DCMAKE_LIBRARY_PATH="$links" -DCMAKE_CUDA_FLAGS=-allow-unsupported-compiler \
-    -DProtobuf_INCLUDE_DIR="$bundle/include" -DProtobuf_LIBRARY="$bundle/lib/libprotobuf.so.32" \
-    -DProtobuf_PROTOC_EXECUTABLE="$bundle/bin/protoc"
+  stage configure bash scripts/configure_gpu_build.sh "$build" "$python" "$links"
 else
+  rm -f "$build/build.ninja"
   record configure failed 1 0 "" "$python cannot import torch"
   echo "gpu_check: configure failed: $python cannot import torch"
 fi
