@@ -6,7 +6,9 @@
 #      src/util/platform_posix.cpp) passes a syntax and type check for Windows against the
 #      headers of PyTorch's Windows LibTorch (scripts/fetch_windows_libtorch.sh fetches them);
 #   3. every header of the project (include/, src/, bench/) compiles on its own, so none relies
-#      on what a source or a precompiled header happened to include before it.
+#      on what a source or a precompiled header happened to include before it (a header that a
+#      source includes first, before anything else, is checked by that source's translation
+#      unit, which is the header's own up to its end).
 # Steps 2 and 3 use Clang targeting MinGW-w64, with MinGW-w64's C headers and its g++'s C++
 # library, as the MinGW g++ would but at a quarter of its cost (below). Third-party headers are
 # Debian's, as in the Linux build.
@@ -129,6 +131,27 @@ heavy_headers=(torch/torch.h torch/nn/module.h ATen/ATen.h ATen/core/Tensor.h)
   --include-dir bench/support "${heavy_headers[@]/#/--find=}" $sources $headers |
   awk -F'\t' -v precompile=$precompile '{ print (precompile && NF > 1 ? $2 : "-"), $1 }' \
   >"$out/plan.txt"
+# A header that a source includes first (scripts/unconditional_includes.py --first-include) and
+# that gets the same precompiled header as that source is checked on its own by the source's
+# check: the two translation units are the same up to the header's end. Only the other headers
+# get a translation unit of their own.
+touch "$out/covered.txt"
+if [ -n "$headers" ]; then
+  /usr/bin/python3 scripts/unconditional_includes.py --include-dir include --include-dir src/apps \
+    --include-dir bench/support --first-include $sources >"$out/first_includes.txt"
+  awk -F'\t' 'FILENAME ~ /first_includes/ { first[$1] = $2; next }
+       { split($0, f, " "); pch[f[2]] = f[1]; line[f[2]] = $0; order[++n] = f[2] }
+       END {
+         for (s in first) if (first[s] != "-" && first[s] in pch && pch[first[s]] == pch[s])
+           covered[first[s]] = s
+         for (i = 1; i <= n; i++) {
+           file = order[i]
+           if (file in covered) print file, covered[file] > "'"$out"'/covered.txt"
+           else print line[file]
+         }
+       }' "$out/first_includes.txt" "$out/plan.txt" >"$out/plan.checked.txt"
+  mv "$out/plan.checked.txt" "$out/plan.txt"
+fi
 
 precompile_header() {
   local header=$1 name=${1//\//_}
@@ -175,6 +198,7 @@ done
 count() { grep -c . <<<"$1" || true; }
 checked="$(count "$sources") sources and $(count "$headers") headers"
 [ ${#only[@]} -gt 0 ] || checked="all $checked (every source of the Windows build, every header)"
+covered="each header on its own, $(grep -c . "$out/covered.txt" || true) of them as the first include of a source"
 seconds=$(($(date +%s) - started))
 if [ -n "$failed" ]; then
   echo "check_windows_build: $(count "$failed") of $(wc -l <"$out/plan.txt") files do not compile" \
@@ -182,5 +206,5 @@ if [ -n "$failed" ]; then
   exit 1
 fi
 echo "check_windows_build: $checked compile for Windows against LibTorch $torch_version," \
-     "each header on its own; $(count "$warned") with warnings; $seconds s on $jobs" \
+     "$covered; $(count "$warned") with warnings; $seconds s on $jobs" \
      "process$([ "$jobs" = 1 ] || echo es)"

@@ -10,6 +10,11 @@ reported, so the answer may miss an include, never invent one. Includes are reso
 including file, then in the --include-dir directories, in order.
 
     unconditional_includes.py --include-dir include --find torch/torch.h src/a.cpp src/b.cpp
+
+With --first-include instead of --find, prints for each file the project header it includes
+first, before any other line but comments and #pragma once, or "-" where there is none.
+
+    unconditional_includes.py --include-dir include --first-include src/a.cpp src/b.cpp
 """
 import argparse
 import os
@@ -47,6 +52,22 @@ def direct_includes(path):
     return names
 
 
+def first_include(path):
+    """The name a file includes first, before any other line but comments and #pragma once."""
+    in_comment = False
+    with open(path, encoding="utf-8", errors="replace") as source:
+        for line in source:
+            line = line.strip()
+            if in_comment or line.startswith("/*"):
+                in_comment = "*/" not in line
+                continue
+            if not line or line.startswith("//") or re.match(r"#\s*pragma\s+once\b", line):
+                continue
+            match = INCLUDE.match(line)
+            return match.group(1) if match else None
+    return None
+
+
 class Closure:
     def __init__(self, include_dirs, wanted):
         self.include_dirs = include_dirs
@@ -80,10 +101,19 @@ class Closure:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--include-dir", action="append", default=[])
-    parser.add_argument("--find", action="append", default=[], required=True)
+    parser.add_argument("--find", action="append", default=[])
+    parser.add_argument("--first-include", action="store_true")
     parser.add_argument("files", nargs="+")
     arguments = parser.parse_args()
+    if arguments.first_include == bool(arguments.find):
+        parser.error("give either --find or --first-include")
     closure = Closure(arguments.include_dir, arguments.find)
+    if arguments.first_include:
+        for path in arguments.files:
+            name = first_include(path)
+            included = closure.resolve(name, path) if name else None
+            print(f"{path}\t{included or '-'}")
+        return 0
     for path in arguments.files:
         found = closure.of(path)
         print("\t".join([path] + [name for name in arguments.find if name in found]))

@@ -14,8 +14,6 @@ namespace olv2 {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 std::string gib_text(double gib) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f GiB", gib);
@@ -37,6 +35,7 @@ std::string apply_cuda_memory_cap(const c10::Device& device, double gib) {
     throw runtime_error(cap + ": cannot read " + device.str() + "'s memory size: " +
                         cudaGetErrorString(status));
   }
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   const double total = static_cast<double>(properties.totalGlobalMem);
   const double fraction = std::min(1.0, gib * kGiB / total);
   c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device.index());
