@@ -40,6 +40,7 @@ GradientDifference compare_whole(const std::string& name, const at::Tensor& ours
                                  const at::Tensor& reference, double zero_below) {
   require_same_shape(name, ours, reference.sizes(), "shape");
   GradientDifference d{name};
+  d.zero_below = zero_below;
   d.reference_norm = norm_of(reference);
   d.our_norm = norm_of(ours);
   if (d.reference_norm <= zero_below) {
@@ -68,6 +69,7 @@ GradientDifference compare_summary(const std::string& name, const at::Tensor& ou
   }
   GradientDifference d{name};
   d.summarized = true;
+  d.zero_below = zero_below;
   d.reference_norm = norm_of(rows);
   d.our_norm = norm_of(ours);
   if (d.reference_norm <= zero_below) {
@@ -167,7 +169,7 @@ bool within_tolerance(const GradientDifference& difference, double tolerance) {
     case Kind::kCompared:
       return difference.relative <= tolerance;
     case Kind::kZeroInReference:
-      return true;
+      return difference.our_norm <= difference.zero_below;
     case Kind::kOnlyInOurs:
       return difference.our_norm == 0.0;
     case Kind::kOnlyInReference:

@@ -17,8 +17,8 @@ NamedTensors gradient_record(const torch::nn::Module& module);
 struct GradientDifference {
   enum class Kind {
     kCompared,         // relative L2 difference, ||ours - reference|| / ||reference||
-    kZeroInReference,  // zero in the reference (at most 1e-6 of its largest gradient's
-                       // norm: float32 noise): no relative difference
+    kZeroInReference,  // zero in the reference (at most `zero_below`, 1e-6 of its largest
+                       // gradient's norm: float32 noise): no relative difference
     kOnlyInOurs,       // the reference has no gradient for it
     kOnlyInReference,  // we have no gradient for it
   };
@@ -27,6 +27,8 @@ struct GradientDifference {
   double relative = 0.0;
   double reference_norm = 0.0;
   double our_norm = 0.0;
+  // The norm at or below which a gradient counts as zero: 1e-6 of the reference's largest.
+  double zero_below = 0.0;
   // The reference kept only a summary of this tensor (see compare_gradient_records).
   bool summarized = false;
 };
@@ -40,8 +42,9 @@ struct GradientDifference {
 std::vector<GradientDifference> compare_gradient_records(const NamedTensors& ours,
                                                          const NamedTensors& reference);
 
-// Whether a difference stays within `tolerance`: a compared tensor within it, or a tensor that
-// is zero in the reference, or present on one side only with an all-zero gradient there.
+// Whether a difference stays within `tolerance`: a compared tensor within it, a tensor zero in
+// the reference that is zero here too (within the same floor), or one present on one side only
+// with an all-zero gradient there.
 bool within_tolerance(const GradientDifference& difference, double tolerance);
 
 // A table, one line a tensor, in the order given: name, relative difference (or what kind of

@@ -84,15 +84,20 @@ TEST(GradientRecord, NoiseOfAZeroGradientAndOneSidedEntriesAreReportedApart) {
   const NamedTensors reference = {{"big", torch::full({4}, 10.0)},
                                   {"noise", torch::full({4}, 1e-8)},
                                   {"theirs", torch::ones({2})},
-                                  {"zero_theirs", torch::zeros({2})}};
+                                  {"zero_theirs", torch::zeros({2})},
+                                  {"woken", torch::zeros({2})}};
   const NamedTensors ours = {{"big", torch::full({4}, 10.0)},
                              {"noise", torch::full({4}, 3e-8)},
-                             {"mine", torch::zeros({3})}};
+                             {"mine", torch::zeros({3})},
+                             {"woken", torch::full({2}, 1e-3)}};
   const auto differences = compare_gradient_records(ours, reference);
-  ASSERT_EQ(differences.size(), 5u);
+  ASSERT_EQ(differences.size(), 6u);
   EXPECT_EQ(differences[0].name, "big");
   EXPECT_EQ(find(differences, "noise").kind, Kind::kZeroInReference);
   EXPECT_TRUE(within_tolerance(find(differences, "noise"), 1e-5));
+  // Zero in the reference (floor: 1e-6 of big's norm 20), far above the floor here.
+  EXPECT_EQ(find(differences, "woken").kind, Kind::kZeroInReference);
+  EXPECT_FALSE(within_tolerance(find(differences, "woken"), 1e-5));
   EXPECT_EQ(find(differences, "theirs").kind, Kind::kOnlyInReference);
   EXPECT_FALSE(within_tolerance(find(differences, "theirs"), 1e-5));
   EXPECT_EQ(find(differences, "zero_theirs").kind, Kind::kOnlyInReference);
