@@ -1,11 +1,13 @@
 #pragma once
 // Shared by the head parity tests: reading the model fixtures, loading a head's weights from
 // the fixture state dict, building head options from the fixture's `model_cfg`, and the
-// README's tolerance for tensors.
+// tolerances for tensors and losses.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -174,15 +176,33 @@ inline HeadOutputs recorded_train_outputs(const TensorMap& intermediates, const 
   Fixture f;                                               \
   ASSERT_NO_FATAL_FAILURE(f.load(dir_.parent_path()))
 
-// README tolerance: |port - ref| <= 1e-4 * max(1, max|ref|) + 1e-4 * |ref|, element-wise.
+// How far a port's tensor and loss may be from the original's record: about ten times the
+// largest difference measured over every parity comparison on both LibTorch builds (this
+// project's runs on an AMD EPYC, MKL_CBWR=COMPATIBLE where MKL is in): outputs 3.4e-6 on
+// PyTorch 2.11's LibTorch (a lane decoder layer's summary row) and 1.4e-6 on Debian's 1.13
+// (decoded lanes); losses 7.4e-7 and 6.0e-7 (the traffic-element box losses). The fixtures'
+// README allows 1e-4 for both.
+constexpr double kParityOutputTolerance = 4e-5;
+constexpr double kParityLossTolerance = 1e-5;
+
+// With OLV2_PARITY_SPREAD set, each comparison prints the tolerance it needed, to measure the
+// spread the two constants above stand on: `ctest -R parity -V | grep 'parity spread'`.
+inline void report_parity_spread(const char* kind, const std::string& name, double needed) {
+  if (std::getenv("OLV2_PARITY_SPREAD") != nullptr) {
+    std::printf("parity spread: %s %.3g %s\n", kind, needed, name.c_str());
+  }
+}
+
+// |port - ref| <= t * max(1, max|ref|) + t * |ref| element-wise, t = kParityOutputTolerance.
 inline void expect_close(const at::Tensor& actual, const at::Tensor& reference,
                          const std::string& name) {
   ASSERT_EQ(actual.sizes(), reference.sizes()) << name;
   const at::Tensor a = actual.detach().to(torch::kDouble);
   const at::Tensor r = reference.detach().to(torch::kDouble);
   const double scale = std::max(1.0, r.abs().max().item<double>());
-  const at::Tensor excess = (a - r).abs() - (1e-4 * scale + 1e-4 * r.abs());
-  EXPECT_LE(excess.max().item<double>(), 0.0)
+  const double needed = ((a - r).abs() / (scale + r.abs())).max().item<double>();
+  report_parity_spread("output", name, needed);
+  EXPECT_LE(needed, kParityOutputTolerance)
       << name << ": max |diff| " << (a - r).abs().max().item<double>() << " (scale " << scale
       << ")";
 }
@@ -193,9 +213,14 @@ inline void expect_recorded(const at::Tensor& actual, const TensorMap& recorded,
   expect_close(actual, at_key(recorded, key), key);
 }
 
-// Losses: relative 1e-4 (README).
+// Losses: relative kParityLossTolerance.
+inline void expect_loss(double actual, double reference, const std::string& name) {
+  report_parity_spread("loss", name, std::abs(actual - reference) / std::abs(reference));
+  EXPECT_NEAR(actual, reference, kParityLossTolerance * std::abs(reference)) << name;
+}
+
 inline void expect_loss(const at::Tensor& actual, double reference, const std::string& name) {
-  EXPECT_NEAR(actual.item<double>(), reference, 1e-4 * std::abs(reference)) << name;
+  expect_loss(actual.item<double>(), reference, name);
 }
 
 // Per-channel mean, mean |x| over (B, H, W) and the first row [C, W] of a [B, C, H, W] map,

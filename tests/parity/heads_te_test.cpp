@@ -103,6 +103,9 @@ TEST(TeHeadParity, LossesEqualOriginal) {
   for (const auto& [name, value] : losses.losses) {
     test::expect_loss(value, expected.at("te_" + name).get<double>(), "te_" + name);
   }
+  ASSERT_EQ(losses.assign_results.size(), 1u);
+  EXPECT_TRUE(torch::equal(losses.assign_results[0][0].pos_inds,
+                           at_key(f.inter, "train.te_head.assign_result.0.pos_inds.0")));
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ void expect_close_but_isolated(const at::Tensor& actual, const at::Tensor& refer
   const at::Tensor a = actual.detach().to(torch::kDouble);
   const at::Tensor r = reference.detach().to(torch::kDouble);
   const double scale = std::max(1.0, r.abs().max().item<double>());
-  const at::Tensor outside = ((a - r).abs() > 1e-4 * scale + 1e-4 * r.abs());
+  const at::Tensor outside = ((a - r).abs() > kParityOutputTolerance * (scale + r.abs()));
   const double fraction = outside.to(torch::kDouble).mean().item<double>();
   EXPECT_LE(fraction, max_fraction)
       << name << ": " << outside.sum().item<int64_t>() << " elements outside the tolerance";

@@ -115,6 +115,24 @@ inline void expect_assignment_as_recorded(const AssignResult& result,
       << prefix;
 }
 
+// Every decoder layer's matching of `head` against `train.<head>.assign_result.<layer>.`: as many
+// layers as the fixture recorded, each exactly (the first sample's).
+inline void expect_assignments_as_recorded(const std::vector<std::vector<AssignResult>>& layers,
+                                           const TensorMap& intermediates,
+                                           const std::string& head) {
+  const auto prefix = [&](size_t layer) {
+    return "train." + head + ".assign_result." + std::to_string(layer) + ".";
+  };
+  size_t recorded = 0;
+  while (intermediates.count(prefix(recorded) + "pos_inds.0") > 0) ++recorded;
+  ASSERT_GT(recorded, 0u) << head << ": no matching recorded";
+  ASSERT_EQ(layers.size(), recorded) << head << ": decoder layers matched";
+  for (size_t layer = 0; layer < recorded; ++layer) {
+    ASSERT_FALSE(layers[layer].empty()) << head << " layer " << layer;
+    expect_assignment_as_recorded(layers[layer][0], intermediates, prefix(layer));
+  }
+}
+
 // Gradient sums against `grad_abs_sum_all` (rtol 1e-3 where the sum exceeds 1e-3, README: the
 // tiny ones are thread noise) and the parameters without a gradient against
 // `params_without_grad`. Returns how many sums were compared.

@@ -39,10 +39,8 @@ TEST_F(ModelLosses, LossesGradientsAndMatchingEqualTheOriginal) {
   const DetectorLosses out = train_step(*model);
 
   expect_losses_as_recorded(out.losses, fixture_.dir / "baseline_losses.json");
-  expect_assignment_as_recorded(out.lane_assign.back()[0], fixture_.intermediates,
-                                "train.lc_head.assign_result.0.");
-  expect_assignment_as_recorded(out.traffic_element_assign.back()[0], fixture_.intermediates,
-                                "train.te_head.assign_result.0.");
+  expect_assignments_as_recorded(out.lane_assign, fixture_.intermediates, "lc_head");
+  expect_assignments_as_recorded(out.traffic_element_assign, fixture_.intermediates, "te_head");
   EXPECT_GT(expect_gradients_as_recorded(*model, fixture_.losses), 0);
 
   // Running statistics after forward and the checkpointed recomputation in backward.

@@ -36,11 +36,10 @@ void expect_probe_losses(const nlohmann::json& probe, const nlohmann::json& expe
   ASSERT_EQ(probe.at("losses").size(), expected.at("losses").size());
   for (const auto& [name, value] : expected.at("losses").items()) {
     const double reference = value.get<double>();
-    EXPECT_NEAR(probe.at("losses").at(name).get<double>(), reference, 1e-4 * std::abs(reference))
-        << name;
+    test::expect_loss(probe.at("losses").at(name).get<double>(), reference, name);
   }
-  const double total = expected.at("total_loss").get<double>();
-  EXPECT_NEAR(probe.at("total_loss").get<double>(), total, 1e-4 * total);
+  test::expect_loss(probe.at("total_loss").get<double>(), expected.at("total_loss").get<double>(),
+                    "total_loss");
 }
 
 void expect_probe_outputs(const nlohmann::json& probe, const TensorMap& expected) {
