@@ -108,6 +108,9 @@ TEST(ReadmeQuickStart, EveryCommandRunsOnTheRealTree) {
     const test::CommandResult result = test::run_command(
         "cd '" + workspace.string() + "' && DIST_LAUNCHER=self OMP_NUM_THREADS=1 " + adapted);
     ASSERT_EQ(result.exit_status, 0) << result.output;
+    if (command.rfind("scripts/dist_train.sh", 0) == 0) {
+      EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
+    }
     ran.push_back(command.substr(0, command.find(' ')));
   }
   // The section's steps, in its order: check, train on one process and on 8 (and resume),

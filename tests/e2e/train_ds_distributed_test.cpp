@@ -417,41 +417,9 @@ TEST(DistributedTraining, TheDeepSpeedLauncherFormTrains) {
   EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
 }
 
-std::string launched_run(const fs::path& work_dir) {
-  return test::shell_words(tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"})) +
-         " --launcher pytorch";
-}
-
-TEST(DistributedTraining, TorchrunTrainsTwoRanks) {
-  OLV2_REQUIRE_TORCHRUN();
-  const fs::path work_dir = test::scratch_dir("torchrun");
-  const auto result = test::run_command(
-      "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 180 " + test::torchrun_command() +
-      " --nproc_per_node 2 --master_port " + std::to_string(test::free_tcp_port()) +
-      " --no_python '" + (test::bin_dir() / "train_ds").string() + "'" + launched_run(work_dir));
-  ASSERT_EQ(result.exit_status, 0) << result.output;
-  EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
-  EXPECT_EQ(files_ending_in(work_dir, ".log.json"), 1u);
-  EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
-}
-
-TEST(DistributedTraining, DistTrainScriptTrainsTwoRanks) {
-  const fs::path work_dir = test::scratch_dir("dist_train_script");
-  std::vector<std::string> args = tiny_arguments(work_dir, pair_meta_root(), {"--no-validate"});
-  const std::string config = args.front();
-  args.erase(args.begin());
-  const auto result = test::run_command(
-      "DIST_LAUNCHER=self OMP_NUM_THREADS=1 TRAIN_DS='" + (test::bin_dir() / "train_ds").string() +
-      "' timeout 180 bash '" + (test::source_dir() / "scripts/dist_train.sh").string() + "' '" +
-      config + "' 2" + test::shell_words(args));
-  ASSERT_EQ(result.exit_status, 0) << result.output;
-  EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
-  EXPECT_EQ(files_ending_in(work_dir, ".log.json"), 1u);
-  EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
-}
-
-// torchrun --max_restarts 1 with --resume-from auto: a rank killed mid-run takes its attempt
-// down; the restarted attempt resumes from latest.pth and finishes.
+// train_ds's two ranks under torchrun (--no_python) with --max_restarts 1 and --resume-from
+// auto: a rank killed mid-run takes its attempt down; the restarted attempt resumes from
+// latest.pth and finishes.
 TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
   OLV2_REQUIRE_TORCHRUN();
   const fs::path work_dir = test::scratch_dir("restart");
@@ -477,6 +445,7 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
       (work_dir / "torchrun.out").string() + "'\n";
   const auto result = test::run_command(script);
   EXPECT_NE(result.output.find("torchrun exit 0"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("lost rank "), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("resumed from"), std::string::npos) << result.output;
   EXPECT_TRUE(fs::exists(work_dir / "epoch_4.pth"));

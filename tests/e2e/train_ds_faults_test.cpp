@@ -28,13 +28,13 @@ fs::path faults_dataset() {
                                  "--frames 6 --val-frames 2 --image-scale 0.0625 --seed 3");
 }
 
-// Three epochs of 4 steps, a checkpoint every 2 steps and every epoch (the last 2 of each series
+// Two epochs of 4 steps, a checkpoint every 2 steps and every epoch (the last 2 of each series
 // kept, so a kill can also strike while an old one is removed), a validation per epoch.
 std::string faults_train_args(const fs::path& work_dir, const fs::path& root,
                               const std::string& extra = "") {
   return (test::source_dir() / "configs/tests/tiny.yaml").string() + " --work-dir '" +
          work_dir.string() + "' --seed 5 --cfg-options data_root='" + root.string() +
-         "' meta_root='" + root.string() + "' runner.max_epochs=3 evaluation.visualize=0 " +
+         "' meta_root='" + root.string() + "' runner.max_epochs=2 evaluation.visualize=0 " +
          "checkpoint_config.iter_interval=" + std::to_string(kCheckpointInterval) +
          " checkpoint_config.max_keep_ckpts=2 " + extra;
 }
@@ -56,7 +56,7 @@ const UninterruptedRun& uninterrupted_run() {
     const test::CommandResult run = test::run_command(faults_train_command(work_dir));
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
     EXPECT_EQ(run.exit_status, 0) << run.output;
-    return UninterruptedRun{read_training_checkpoint(work_dir / "epoch_3.pth").state_dict,
+    return UninterruptedRun{read_training_checkpoint(work_dir / "epoch_2.pth").state_dict,
                             took.count()};
   }();
   return result;
@@ -93,7 +93,7 @@ void resume_and_compare(const fs::path& work_dir) {
       test::run_command(faults_train_command(work_dir, "--resume-from auto"));
   ASSERT_EQ(resumed.exit_status, 0) << resumed.output;
   expect_same_weights(uninterrupted_weights(),
-                      read_training_checkpoint(work_dir / "epoch_3.pth").state_dict);
+                      read_training_checkpoint(work_dir / "epoch_2.pth").state_dict);
 }
 
 struct InjectedFault {
@@ -114,7 +114,7 @@ TEST(TrainDsFaults, AKillAtAnInjectionPointResumesToTheSameWeights) {
     const test::CommandResult run =
         test::run_command("OLV2_FAULT=" + fault.plan + " " + faults_train_command(work_dir));
     ASSERT_TRUE(killed(run)) << "status " << run.exit_status << "\n" << run.output;
-    EXPECT_FALSE(fs::exists(work_dir / "epoch_3.pth"));
+    EXPECT_FALSE(fs::exists(work_dir / "epoch_2.pth"));
     expect_loadable_checkpoints(work_dir, fault.reached);
     resume_and_compare(work_dir);
     test::discard_scratch_when_passing(work_dir);
@@ -134,7 +134,7 @@ TEST(TrainDsFaults, AKillAtASeededMomentResumesToTheSameWeights) {
         faults_train_command(work_dir) + " > '" + (work_dir.parent_path() / "killed.log").string() +
         "' 2>&1 & pid=$!; sleep " + std::to_string(delay) + "; kill -9 $pid; wait $pid");
     ASSERT_TRUE(killed(run)) << "the run ended before the kill came: status " << run.exit_status;
-    EXPECT_FALSE(fs::exists(work_dir / "epoch_3.pth"));
+    EXPECT_FALSE(fs::exists(work_dir / "epoch_2.pth"));
     if (fs::exists(work_dir)) expect_loadable_checkpoints(work_dir, 0);
     resume_and_compare(work_dir);
     test::discard_scratch_when_passing(work_dir);
