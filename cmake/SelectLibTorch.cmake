@@ -9,6 +9,9 @@
 #           print(torch.utils.cmake_prefix_path)')"
 set(OLV2_LIBTORCH "venv" CACHE STRING "LibTorch to build against: venv, debian or prefix")
 set_property(CACHE OLV2_LIBTORCH PROPERTY STRINGS venv debian prefix)
+# With prefix, the Python whose PyTorch holds that LibTorch, whose torchrun the tests start ranks
+# with (scripts/configure_gpu_build.sh names its own); empty: python3 on PATH.
+set(OLV2_TORCH_PYTHON "" CACHE FILEPATH "With OLV2_LIBTORCH=prefix: the Python of that PyTorch")
 
 macro(olv2_find_libtorch)
   if(OLV2_LIBTORCH STREQUAL "venv")

@@ -32,7 +32,7 @@ if ! torch_dir=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__f
 fi
 rm -f "$build/build.ninja" "$build/CMakeCache.txt"
 exec cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DOLV2_LIBTORCH=prefix -DOLV2_SOURCE_REGEX= \
+  -DOLV2_LIBTORCH=prefix -DOLV2_TORCH_PYTHON="$python" -DOLV2_SOURCE_REGEX= \
   -DCMAKE_PREFIX_PATH="$torch_dir/share/cmake;$torch_dir;$bundle" \
   -DCMAKE_LIBRARY_PATH="$links" -DCMAKE_CUDA_FLAGS=-allow-unsupported-compiler \
   -DProtobuf_INCLUDE_DIR="$bundle/include" -DProtobuf_LIBRARY="$bundle/lib/libprotobuf.so.32" \

@@ -27,7 +27,7 @@ case $libtorch in
 esac
 bash scripts/install_test_deps.sh
 if [ "$libtorch" = gpu-bundle ]; then
-  bash scripts/configure_gpu_build.sh "$build" .venv/bin/python "$build/cuda-links"
+  bash scripts/configure_gpu_build.sh "$build" "$PWD/.venv/bin/python" "$PWD/$build/cuda-links"
 else
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOLV2_SOURCE_REGEX= \
     -DOLV2_LIBTORCH="$libtorch"

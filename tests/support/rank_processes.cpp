@@ -330,7 +330,9 @@ std::string torchrun_command() {
   if (built == "debian") {
     return "/usr/bin/python3 '" + (source_dir() / "scripts/torchrun.py").string() + "'";
   }
-  return "python3 -m torch.distributed.run";
+  const std::string python = OLV2_TORCH_PYTHON;
+  return (python.empty() ? std::string("python3") : "'" + python + "'") +
+         " -m torch.distributed.run";
 }
 
 bool torchrun_available() {

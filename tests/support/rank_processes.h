@@ -100,7 +100,8 @@ bool torchrun_module_available();
 // The torchrun of the PyTorch whose LibTorch this build links, as the start of a shell
 // command: its rendezvous store must speak that LibTorch's protocol (a LibTorch 2 rank cannot
 // join a torch 1.x store). The .venv's for the default build; Debian's, through
-// scripts/torchrun.py, for the Debian build; `python3 -m torch.distributed.run` otherwise.
+// scripts/torchrun.py, for the Debian build; otherwise `-m torch.distributed.run` of
+// OLV2_TORCH_PYTHON (the GPU check's build: its PyTorch's Python), else of python3.
 std::string torchrun_command();
 
 // Whether torchrun_command() runs.
