@@ -6,13 +6,15 @@
 #include "cli/command_line.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/pth/pth_print.h"
 
 namespace {
 
 std::string file_header(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::ifstream in = olv2::open_for_reading(path, "checkpoint");
+  in.seekg(0, std::ios::end);
   const auto size = static_cast<long long>(in.tellg());
   in.seekg(0);
   std::string head(16, '\0');

@@ -2,11 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 
@@ -57,21 +57,13 @@ ConfigNode convert(const YAML::Node& node, const std::string& source) {
   return ConfigNode::null(location);
 }
 
-std::string read_text_file(const fs::path& file) {
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) throw input_error(file.string() + ": cannot open config file");
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  return buffer.str();
-}
-
 ConfigNode load_with_bases(const fs::path& file, std::set<fs::path>& visiting) {
   const fs::path canonical = fs::weakly_canonical(file);
   if (visiting.count(canonical) != 0) {
     throw input_error(file.string() + ": `_base_` inheritance forms a cycle");
   }
   visiting.insert(canonical);
-  ConfigNode own = parse_yaml(read_text_file(file), file.string());
+  ConfigNode own = parse_yaml(read_file(file, "config file"), file.string());
   if (own.is_null()) own = ConfigNode::map({file.string(), 1, 1});
   if (!own.is_map()) throw input_error(file.string() + ": top level must be a mapping");
 

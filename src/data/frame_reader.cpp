@@ -2,13 +2,12 @@
 #include "olv2/data/frame_reader.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "olv2/data/json_field.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
@@ -16,17 +15,8 @@ namespace {
 using Json = nlohmann::ordered_json;  // keeps the file's key order: segments are
                                       // not sorted
 
-std::string read_text_file(const std::filesystem::path& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(what + " " + path.string() + ": cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw input_error(what + " " + path.string() + ": read error");
-  return buffer.str();
-}
-
 Json read_collection_json(const std::filesystem::path& file) {
-  const std::string text = read_text_file(file, "collection");
+  const std::string text = read_file(file, "collection");
   const Json root = parse_strict_json(text, "collection " + file.string());
   if (!root.is_object()) {
     throw input_error("collection " + file.string() +
@@ -97,14 +87,14 @@ std::filesystem::path frame_info_path(const std::filesystem::path& data_root, co
 Frame read_frame(const std::filesystem::path& data_root, const FrameKey& key,
                  const FrameReadOptions& options) {
   const std::filesystem::path path = frame_info_path(data_root, key);
-  return parse_frame(read_text_file(path, "frame"), path.string(), key, options);
+  return parse_frame(read_file(path, "frame"), path.string(), key, options);
 }
 
 namespace {
 
 // The frame's `meta_data.source_id` (the log it was cut from), or "" when it has none.
 std::string frame_source_id(const std::filesystem::path& path) {
-  const Json frame = parse_strict_json(read_text_file(path, "frame"), "frame " + path.string());
+  const Json frame = parse_strict_json(read_file(path, "frame"), "frame " + path.string());
   const auto meta = frame.find("meta_data");
   if (meta == frame.end() || !meta->is_object()) return "";
   const auto source = meta->find("source_id");

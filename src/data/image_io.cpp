@@ -1,12 +1,14 @@
 #include "olv2/data/image_io.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 #include <vector>
 
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
@@ -18,14 +20,15 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
         "image " + path + ": " +
         (std::filesystem::exists(path, ec) ? "not a regular file" : "file not found"));
   }
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw input_error("image " + path + ": cannot open file (missing or unreadable)");
+  std::ifstream in = open_for_reading(path, "image");
+  in.seekg(0, std::ios::end);
   const std::streamsize size = in.tellg();
-  if (size < 0) throw input_error("image " + path + ": cannot read file");
+  if (size < 0) throw input_error("image " + path + ": cannot read its size: " + system_reason());
   std::vector<unsigned char> bytes(static_cast<size_t>(size));
   in.seekg(0);
+  errno = 0;
   if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
-    throw input_error("image " + path + ": read error");
+    throw input_error("image " + path + ": read failed: " + system_reason());
   }
   return bytes;
 }

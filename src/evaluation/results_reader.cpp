@@ -1,13 +1,13 @@
 #include "olv2/evaluation/results_reader.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "olv2/evaluation/iso3166.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
@@ -349,16 +349,6 @@ class ResultsHandler : public nlohmann::json_sax<Json> {
   std::vector<FramePrediction> frames_;
 };
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw input_error("results " + path.string() + ": cannot open file");
-  std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!in) throw input_error("results " + path.string() + ": read error");
-  return text;
-}
-
 }  // namespace
 
 std::vector<FramePrediction> parse_results(const std::string& text, const std::string& source) {
@@ -368,7 +358,7 @@ std::vector<FramePrediction> parse_results(const std::string& text, const std::s
 }
 
 std::vector<FramePrediction> read_results_file(const std::filesystem::path& path) {
-  return parse_results(read_text(path), path.string());
+  return parse_results(read_file(path, "results"), path.string());
 }
 
 std::vector<FramePrediction> read_results_file(const std::filesystem::path& path,

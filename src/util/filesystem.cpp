@@ -45,12 +45,29 @@ std::string system_reason() {
                     : std::generic_category().message(error);
 }
 
-std::string read_file(const fs::path& path) {
+namespace {
+
+std::string file_name(const fs::path& path, const std::string& what) {
+  return what.empty() ? path.string() : what + " " + path.string();
+}
+
+}  // namespace
+
+std::ifstream open_for_reading(const fs::path& path, const std::string& what) {
+  errno = 0;
   std::ifstream stream(path, std::ios::binary);
-  if (!stream) throw input_error(path.string() + ": cannot open for reading");
+  if (!stream) throw input_error(file_name(path, what) + ": cannot open: " + system_reason());
+  return stream;
+}
+
+std::string read_file(const fs::path& path, const std::string& what) {
+  std::ifstream stream = open_for_reading(path, what);
   std::ostringstream buffer;
+  errno = 0;
   buffer << stream.rdbuf();
-  if (stream.bad()) throw input_error(path.string() + ": read failed");
+  if (stream.bad() || (!buffer && errno != 0)) {
+    throw input_error(file_name(path, what) + ": read failed: " + system_reason());
+  }
   return buffer.str();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // File reading and atomic file writing, with the system's reason in errors.
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -21,7 +22,13 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
 // for the message about a failed read or write; call it at once after the failure.
 std::string system_reason();
 
-// The whole file as bytes; an input error naming the file when it cannot be read.
-std::string read_file(const std::filesystem::path& path);
+// `path` opened for reading, in binary mode; when it cannot be, an input error
+// "<what> <path>: cannot open: <the system's reason>" (`what` names the file's role: "config
+// file", "image", ...; empty for none).
+std::ifstream open_for_reading(const std::filesystem::path& path, const std::string& what = "");
+
+// The whole file as bytes; an input error naming the file (after `what`, as above) and the
+// system's reason when it cannot be opened or read.
+std::string read_file(const std::filesystem::path& path, const std::string& what = "");
 
 }  // namespace olv2

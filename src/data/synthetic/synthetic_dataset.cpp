@@ -1,5 +1,6 @@
 #include "olv2/data/synthetic/synthetic_dataset.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "olv2/data/synthetic/renderer.h"
 #include "olv2/data/synthetic/scene.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2::synthetic {
 
@@ -52,12 +54,11 @@ void validate(const SyntheticDataOptions& options) {
 }
 
 void write_text(const fs::path& path, const std::string& text) {
+  errno = 0;
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << text;
   file.close();
-  if (!file) {
-    throw runtime_error("cannot write " + path.string());
-  }
+  if (!file) throw runtime_error("cannot write " + path.string() + ": " + system_reason());
 }
 
 void make_directories(const fs::path& path) {

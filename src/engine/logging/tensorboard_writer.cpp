@@ -1,9 +1,11 @@
 #include "olv2/engine/logging/tensorboard_writer.h"
 
+#include <cerrno>
 #include <chrono>
 
 #include "olv2/engine/logging/tfrecord.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 #include "olv2/util/platform.h"
 #include "tensorboard/event.pb.h"
 
@@ -61,8 +63,12 @@ TensorboardWriter::TensorboardWriter(const std::filesystem::path& log_dir) {
   const double start = now_seconds();
   file_ =
       log_dir / ("events.out.tfevents." + std::to_string(static_cast<int64_t>(start)) + "." + host);
+  errno = 0;
   out_.open(file_, std::ios::binary | std::ios::app);
-  if (!out_) throw runtime_error("TensorBoard log " + file_.string() + ": cannot be written");
+  if (!out_) {
+    throw runtime_error("TensorBoard log " + file_.string() + ": cannot open for writing: " +
+                        system_reason());
+  }
   ScalarEvent version;
   version.wall_time = start;
   version.file_version = "brain.Event:2";

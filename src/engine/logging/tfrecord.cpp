@@ -1,10 +1,8 @@
 #include "olv2/engine/logging/tfrecord.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "olv2/util/crc32.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
@@ -37,11 +35,7 @@ void write_tfrecord(std::ostream& out, std::string_view data) {
 }
 
 std::vector<std::string> read_tfrecords(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw runtime_error("event file " + file.string() + ": cannot be read");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
+  const std::string bytes = read_file(file, "event file");
   const std::string_view view(bytes);
   std::vector<std::string> records;
   size_t offset = 0;

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "olv2/config/config_json.h"
 #include "olv2/config/schema.h"
 #include "olv2/util/error.h"
+#include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
@@ -340,11 +339,7 @@ DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::strin
 }
 
 DeepSpeedConfig read_deepspeed_config(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw input_error("DeepSpeed config " + file.string() + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_deepspeed_config(text.str(), file.string());
+  return parse_deepspeed_config(read_file(file, "DeepSpeed config"), file.string());
 }
 
 std::optional<BatchSizes> resolve_batch_sizes(const DeepSpeedConfig& config, int64_t world_size) {

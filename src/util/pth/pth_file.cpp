@@ -1,6 +1,5 @@
 #include "olv2/util/pth/pth_file.h"
 
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -21,15 +20,6 @@ namespace {
 // Every entry sits in this folder; any name works for torch.load, 2.x uses this one.
 constexpr const char* kArchiveFolder = "archive/";
 constexpr const char* kFormatVersion = "3\n";
-
-std::string read_file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error("file " + path.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw input_error("file " + path.string() + ": read error");
-  return std::move(buffer).str();
-}
 
 void write_archive(std::ostream& out, const PthValue& value) {
   std::vector<PickledStorage> storages;
@@ -85,7 +75,7 @@ PthValue parse_pth(std::string_view bytes) {
 }
 
 PthValue read_pth(const fs::path& path) {
-  const std::string bytes = read_file_bytes(path);
+  const std::string bytes = read_file(path, "file");
   try {
     return parse_pth(bytes);
   } catch (const Error& error) {
