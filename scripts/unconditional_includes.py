@@ -26,10 +26,8 @@ OPENS = re.compile(r"#\s*if(n?def)?\b")
 CLOSES = re.compile(r"#\s*endif\b")
 
 
-def direct_includes(path):
-    """The names a file includes before its first code, outside preprocessor conditionals."""
-    names = []
-    depth = 0
+def code_lines(path):
+    """The file's lines, stripped, without blank lines and comments."""
     in_comment = False
     with open(path, encoding="utf-8", errors="replace") as source:
         for line in source:
@@ -37,34 +35,35 @@ def direct_includes(path):
             if in_comment or line.startswith("/*"):
                 in_comment = "*/" not in line
                 continue
-            if not line or line.startswith("//"):
-                continue
-            if not line.startswith("#"):
-                break
-            if OPENS.match(line):
-                depth += 1
-            elif CLOSES.match(line):
-                depth -= 1
-            elif depth == 0:
-                match = INCLUDE.match(line)
-                if match:
-                    names.append(match.group(1))
+            if line and not line.startswith("//"):
+                yield line
+
+
+def direct_includes(path):
+    """The names a file includes before its first code, outside preprocessor conditionals."""
+    names = []
+    depth = 0
+    for line in code_lines(path):
+        if not line.startswith("#"):
+            break
+        if OPENS.match(line):
+            depth += 1
+        elif CLOSES.match(line):
+            depth -= 1
+        elif depth == 0:
+            match = INCLUDE.match(line)
+            if match:
+                names.append(match.group(1))
     return names
 
 
 def first_include(path):
     """The name a file includes first, before any other line but comments and #pragma once."""
-    in_comment = False
-    with open(path, encoding="utf-8", errors="replace") as source:
-        for line in source:
-            line = line.strip()
-            if in_comment or line.startswith("/*"):
-                in_comment = "*/" not in line
-                continue
-            if not line or line.startswith("//") or re.match(r"#\s*pragma\s+once\b", line):
-                continue
-            match = INCLUDE.match(line)
-            return match.group(1) if match else None
+    for line in code_lines(path):
+        if re.match(r"#\s*pragma\s+once\b", line):
+            continue
+        match = INCLUDE.match(line)
+        return match.group(1) if match else None
     return None
 
 
