@@ -54,11 +54,49 @@ export UBSAN_OPTIONS="suppressions=$suppressions/ubsan.supp:print_stacktrace=1:h
 export OMP_NUM_THREADS=1
 export OLV2_BIN_DIR=$PWD/$build/bin
 
+# What runs below runs $jobs at a time (each on one thread), each writing to a log of its own
+# that is shown when it fails.
+jobs=$(nproc)
+logs=$build/logs
+rm -rf "$logs"
+mkdir -p "$logs"
+pids=()
+names=()
+# Waits for the oldest of the running ones; prints its log when it failed and records its name.
+wait_oldest() {
+  local pid=${pids[0]} name=${names[0]}
+  pids=("${pids[@]:1}")
+  names=("${names[@]:1}")
+  if ! wait "$pid"; then
+    failed+=("$name")
+    tail -40 "$logs/$name.log" >&2
+  fi
+  cat "$logs/$name.summary" 2>/dev/null || true
+}
+# Runs "$@" in the background as `name`, once fewer than $jobs run.
+start() {
+  local name=$1
+  shift
+  [ ${#pids[@]} -lt "$jobs" ] || wait_oldest
+  "$@" >"$logs/$name.log" 2>&1 &
+  pids+=($!)
+  names+=("$name")
+}
+finish() {
+  while [ ${#pids[@]} -gt 0 ]; do wait_oldest; done
+}
+failed=()
+
 if [ "$run_tests" = 1 ]; then
   for executable in "${test_executables[@]}"; do
     echo "check_sanitizers: $executable under ASan + UBSan"
-    "$build/tests/$executable" --gtest_brief=1
+    start "$executable" "$build/tests/$executable" --gtest_brief=1
   done
+  finish
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "check_sanitizers: ${failed[*]} failed under the sanitizers (logs in $logs)" >&2
+    exit 1
+  fi
 fi
 
 if [ "$run_fuzz" = 1 ]; then
@@ -84,18 +122,26 @@ if [ "$run_fuzz" = 1 ]; then
   find "$data" -name '*.jpg' | head -6 | while read -r f; do
     cp "$f" "$corpus/jpeg/$(echo "$f" | md5sum | cut -c1-8).jpg"
   done
-  failed=()
+  # A fuzz target's whole log stays in $findings; the one under $logs gets its end when the
+  # target fails, and $logs/<name>.summary its closing statistics.
+  fuzz() {
+    local target=$1 status=0
+    "$build/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
+      -rss_limit_mb=4096 -max_len=262144 -artifact_prefix="$findings/$target/" \
+      -print_final_stats=1 >"$findings/$target.log" 2>&1 || status=$?
+    if [ $status != 0 ]; then
+      tail -40 "$findings/$target.log"
+    fi
+    grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$findings/$target.log" | tail -2 |
+      sed "s/^/fuzz_$target: /" >"$logs/fuzz_$target.summary" || true
+    return $status
+  }
   for target in config_yaml frame_json collection_json results_json pth jpeg devkit_pickle; do
     mkdir -p "$findings/$target"
     echo "check_sanitizers: fuzz_$target for $seconds s"
-    if ! "$build/fuzz/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=4096 -max_len=262144 -artifact_prefix="$findings/$target/" \
-        -print_final_stats=1 >"$findings/$target.log" 2>&1; then
-      failed+=("$target")
-      tail -40 "$findings/$target.log" >&2
-    fi
-    grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$findings/$target.log" | tail -2
+    start "fuzz_$target" fuzz "$target"
   done
+  finish
   if [ ${#failed[@]} -gt 0 ]; then
     echo "check_sanitizers: findings in ${failed[*]} (see $findings)" >&2
     exit 1
