@@ -426,8 +426,8 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
   const std::string train_ds = (test::bin_dir() / "train_ds").string();
   const std::string args = test::shell_words(
       tiny_arguments(work_dir, distributed_dataset(),
-                     {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=4",
-                      "evaluation.before_train=false", "checkpoint_config.iter_interval=4",
+                     {"data.train.collection=data_dict_synthetic_train", "runner.max_epochs=1",
+                      "evaluation.before_train=false", "checkpoint_config.iter_interval=2",
                       "dist_params.timeout_s=5", "--no-validate", "--resume-from", "auto"}));
   const std::string script =
       "PET_MONITOR_INTERVAL=0.2 OMP_NUM_THREADS=1 timeout 240 " + test::torchrun_command() +
@@ -436,7 +436,7 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
       " --launcher pytorch > '" + (work_dir / "torchrun.out").string() + "' 2>&1 &\n" +
       "torchrun=$!\n"
       "for i in $(seq 1 600); do [ -e '" +
-      (work_dir / "iter_4.pth").string() +
+      (work_dir / "iter_2.pth").string() +
       "' ] && break; sleep 0.2; done\n"
       "kill -9 $(pgrep -f \"^" +
       train_ds + " .*" + work_dir.string() +
@@ -448,7 +448,7 @@ TEST(DistributedTraining, ARestartedTorchrunAttemptResumesAndFinishes) {
   EXPECT_NE(result.output.find("world size: 2"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("lost rank "), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("resumed from"), std::string::npos) << result.output;
-  EXPECT_TRUE(fs::exists(work_dir / "epoch_4.pth"));
+  EXPECT_TRUE(fs::exists(work_dir / "epoch_1.pth"));
 }
 
 // Two ranks of tiny.yaml over the 4 frames of equal counts, 2 epochs of 2 steps, each epoch
