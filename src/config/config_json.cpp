@@ -9,7 +9,7 @@ nlohmann::ordered_json config_to_json(const ConfigNode& node) {
     case ConfigNode::Kind::kScalar:
       if (node.is_bool()) return node.as_bool();
       if (node.is_int()) return node.as_int();
-      if (node.is_number()) return node.as_double();
+      if (node.is_number()) return node.as_written_double();
       return node.text();
     case ConfigNode::Kind::kSequence: {
       nlohmann::ordered_json array = nlohmann::ordered_json::array();

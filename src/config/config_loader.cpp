@@ -15,6 +15,18 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kBaseKey = "_base_";
+// Bounds on what a config may expand to. yaml-cpp shares an anchored value among its aliases;
+// the tree built here copies it at each, so a few lines of aliases of aliases could ask for
+// 10^10 nodes. The largest real config (its `_base_` files merged) has about 2,000.
+constexpr int64_t kMaxNodes = 200000;
+constexpr int kMaxDepth = 64;
+// `_base_` files read for one config, counting a file as often as it is included.
+constexpr int kMaxBaseFiles = 64;
+
+// What is left of the bounds while one document is converted.
+struct ConversionBudget {
+  int64_t nodes_left = kMaxNodes;
+};
 
 SourceLocation location_of(const YAML::Node& node, const std::string& source) {
   const YAML::Mark mark = node.Mark();
@@ -22,8 +34,18 @@ SourceLocation location_of(const YAML::Node& node, const std::string& source) {
   return {source, mark.line + 1, mark.column + 1};
 }
 
-ConfigNode convert(const YAML::Node& node, const std::string& source) {
+ConfigNode convert(const YAML::Node& node, const std::string& source, int depth,
+                   ConversionBudget& budget) {
   const SourceLocation location = location_of(node, source);
+  if (--budget.nodes_left < 0) {
+    throw input_error(location.to_string() + ": the document expands to more than " +
+                      std::to_string(kMaxNodes) +
+                      " values (aliases of aliases repeat what they name); refused");
+  }
+  if (depth > kMaxDepth) {
+    throw input_error(location.to_string() + ": values nested more than " +
+                      std::to_string(kMaxDepth) + " levels deep; refused");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -33,7 +55,9 @@ ConfigNode convert(const YAML::Node& node, const std::string& source) {
       return ConfigNode::scalar(node.Scalar(), location, node.Tag() == "!");
     case YAML::NodeType::Sequence: {
       ConfigNode sequence = ConfigNode::sequence(location);
-      for (const YAML::Node& element : node) sequence.push_back(convert(element, source));
+      for (const YAML::Node& element : node) {
+        sequence.push_back(convert(element, source, depth + 1, budget));
+      }
       return sequence;
     }
     case YAML::NodeType::Map: {
@@ -47,7 +71,7 @@ ConfigNode convert(const YAML::Node& node, const std::string& source) {
         if (map.has(key)) {
           throw input_error(key_location.to_string() + ": duplicate key `" + key + "`");
         }
-        ConfigNode value = convert(item.second, source);
+        ConfigNode value = convert(item.second, source, depth + 1, budget);
         value.set_key_location(key_location);
         map.set(key, std::move(value));
       }
@@ -57,10 +81,22 @@ ConfigNode convert(const YAML::Node& node, const std::string& source) {
   return ConfigNode::null(location);
 }
 
-ConfigNode load_with_bases(const fs::path& file, std::set<fs::path>& visiting) {
+// The files being read (to find cycles) and how many base files were read so far.
+struct BaseFiles {
+  std::set<fs::path> visiting;
+  int read = 0;
+};
+
+ConfigNode load_with_bases(const fs::path& file, BaseFiles& bases) {
   const fs::path canonical = fs::weakly_canonical(file);
+  std::set<fs::path>& visiting = bases.visiting;
   if (visiting.count(canonical) != 0) {
     throw input_error(file.string() + ": `_base_` inheritance forms a cycle");
+  }
+  if (++bases.read > kMaxBaseFiles + 1) {
+    throw input_error(file.string() + ": more than " + std::to_string(kMaxBaseFiles) +
+                      " `_base_` files read for one config (a file counts each time it is "
+                      "included); refused");
   }
   visiting.insert(canonical);
   ConfigNode own = parse_yaml(read_file(file, "config file"), file.string());
@@ -90,7 +126,7 @@ ConfigNode load_with_bases(const fs::path& file, std::set<fs::path>& visiting) {
       throw input_error(name.location().to_string() +
                         ": `_base_` file not found: " + base_path.string());
     }
-    merge_config(merged, load_with_bases(base_path, visiting));
+    merge_config(merged, load_with_bases(base_path, bases));
   }
   own.erase(kBaseKey);
   merge_config(merged, own);
@@ -129,15 +165,16 @@ ConfigNode parse_yaml(const std::string& text, const std::string& source_name) {
     throw input_error(source_name + ":" + std::to_string(error.mark.line + 1) + ":" +
                       std::to_string(error.mark.column + 1) + ": malformed YAML: " + error.msg);
   }
-  ConfigNode node = convert(root, source_name);
+  ConversionBudget budget;
+  ConfigNode node = convert(root, source_name, 0, budget);
   node.assign_paths();
   return node;
 }
 
 ConfigNode load_config_file(const fs::path& file) {
   if (!fs::exists(file)) throw input_error(file.string() + ": config file not found");
-  std::set<fs::path> visiting;
-  ConfigNode root = load_with_bases(file, visiting);
+  BaseFiles bases;
+  ConfigNode root = load_with_bases(file, bases);
   root.assign_paths();
   return root;
 }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "olv2/util/error.h"
 
@@ -10,16 +11,19 @@ namespace olv2 {
 
 namespace {
 
-bool parse_int(const std::string& text, int64_t& value) {
-  if (text.empty()) return false;
+enum class IntParse { kInt, kOutOfRange, kNotAnInt };
+
+IntParse parse_int(const std::string& text, int64_t& value) {
+  if (text.empty()) return IntParse::kNotAnInt;
   const char* begin = text.c_str();
   char* end = nullptr;
   errno = 0;
   const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   const long long parsed = std::strtoll(begin, &end, hex ? 16 : 10);
-  if (errno != 0 || end != begin + text.size()) return false;
+  if (end != begin + text.size() || end == begin) return IntParse::kNotAnInt;
+  if (errno == ERANGE) return IntParse::kOutOfRange;
   value = parsed;
-  return true;
+  return IntParse::kInt;
 }
 
 bool parse_double(const std::string& text, double& value) {
@@ -163,12 +167,34 @@ bool ConfigNode::is_bool() const {
 
 bool ConfigNode::is_int() const {
   int64_t value = 0;
-  return is_scalar() && !quoted_ && parse_int(text_, value);
+  return is_scalar() && !quoted_ && parse_int(text_, value) == IntParse::kInt;
 }
 
 bool ConfigNode::is_number() const {
   double value = 0;
   return is_scalar() && !quoted_ && parse_double(text_, value);
+}
+
+bool ConfigNode::is_finite_number() const {
+  double value = 0;
+  return is_scalar() && !quoted_ && parse_double(text_, value) && std::isfinite(value);
+}
+
+bool ConfigNode::is_nan() const {
+  double value = 0;
+  return is_scalar() && !quoted_ && parse_double(text_, value) && std::isnan(value);
+}
+
+std::string ConfigNode::integer_problem() const {
+  int64_t value = 0;
+  const IntParse parse = is_scalar() && !quoted_ ? parse_int(text_, value) : IntParse::kNotAnInt;
+  if (parse == IntParse::kInt) return "";
+  if (parse == IntParse::kOutOfRange) {
+    return "`" + text_ + "` is out of range of a 64-bit integer (at most " +
+           std::to_string(std::numeric_limits<int64_t>::max()) + ")";
+  }
+  return "expected an integer, got " +
+         (is_scalar() ? "`" + text_ + "`" : std::string("a ") + kind_name());
 }
 
 bool ConfigNode::as_bool() const {
@@ -180,20 +206,42 @@ bool ConfigNode::as_bool() const {
 
 int64_t ConfigNode::as_int() const {
   int64_t value = 0;
-  if (!is_scalar() || quoted_ || !parse_int(text_, value)) {
-    throw input_error(where() + ": expected an integer, got " +
-                      (is_scalar() ? "`" + text_ + "`" : std::string("a ") + kind_name()));
-  }
-  return value;
+  if (is_scalar() && !quoted_ && parse_int(text_, value) == IntParse::kInt) return value;
+  throw input_error(where() + ": " + integer_problem());
 }
 
-double ConfigNode::as_double() const {
+int ConfigNode::as_int32() const {
+  const int64_t value = as_int();
+  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
+    throw input_error(where() + ": `" + text_ + "` is out of range of this key's integer type (" +
+                      std::to_string(std::numeric_limits<int>::min()) + " to " +
+                      std::to_string(std::numeric_limits<int>::max()) + ")");
+  }
+  return static_cast<int>(value);
+}
+
+double ConfigNode::as_written_double() const {
   double value = 0;
   if (!is_scalar() || quoted_ || !parse_double(text_, value)) {
     throw input_error(where() + ": expected a number, got " +
                       (is_scalar() ? "`" + text_ + "`" : std::string("a ") + kind_name()));
   }
   return value;
+}
+
+double ConfigNode::as_double() const {
+  const double value = as_written_double();
+  if (std::isnan(value)) throw input_error(where() + ": expected a number, got `" + text_ + "`");
+  return value;
+}
+
+float ConfigNode::as_float() const {
+  const double value = as_double();
+  if (std::isfinite(value) && std::fabs(value) > std::numeric_limits<float>::max()) {
+    throw input_error(where() + ": `" + text_ + "` is out of range of this key's type (a 32-bit " +
+                      "float, at most " + std::to_string(std::numeric_limits<float>::max()) + ")");
+  }
+  return static_cast<float>(value);
 }
 
 const std::string& ConfigNode::as_string() const {

@@ -85,7 +85,7 @@ std::string scalar_text(const ConfigNode& node) {
   if (node.quoted()) return string_text(node.text());
   if (node.is_bool()) return node.as_bool() ? "true" : "false";
   if (node.is_int()) return std::to_string(node.as_int());
-  if (node.is_number()) return float_text(node.as_double());
+  if (node.is_number()) return float_text(node.as_written_double());
   return string_text(node.text());
 }
 

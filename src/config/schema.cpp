@@ -153,6 +153,11 @@ Schema& Schema::choices(std::vector<std::string> allowed) {
   return *this;
 }
 
+Schema& Schema::allow_infinity() {
+  infinity_allowed_ = true;
+  return *this;
+}
+
 Schema& Schema::range(double low, double high) {
   has_range_ = true;
   low_ = low;
@@ -243,8 +248,19 @@ void Schema::check(const ConfigNode& node, std::vector<Problem>& out) const {
       type_ok = node.is_map();
       break;
   }
+  if (!type_ok && type_ == Type::kInt) {
+    out.push_back({node.where() + ": " + node.integer_problem()});
+    return;
+  }
   if (!type_ok) {
     out.push_back({node.where() + ": expected " + type_name(type_) + ", got " + describe(node)});
+    return;
+  }
+  if (type_ == Type::kNumber && !node.is_finite_number() &&
+      (!infinity_allowed_ || node.is_nan())) {
+    out.push_back({node.where() + ": expected a finite number" +
+                   (infinity_allowed_ ? std::string(" or an infinity") : std::string()) +
+                   ", got " + describe(node)});
     return;
   }
   if (!choices_.empty() &&

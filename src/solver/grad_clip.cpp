@@ -13,7 +13,7 @@ namespace olv2 {
 Schema GradClipOptions::schema() {
   return Schema::map()
       .required("max_norm", Schema::number().range(0.0, 1e12))
-      .optional("norm_type", Schema::number());
+      .optional("norm_type", Schema::number().allow_infinity());
 }
 
 GradClipOptions GradClipOptions::from_config(const ConfigNode& section) {

@@ -52,7 +52,7 @@ nlohmann::json tagged_scalar(const ConfigNode& node) {
   if (node.quoted()) return {{"str", node.text()}};
   if (node.is_bool()) return {{"bool", node.as_bool()}};
   if (node.is_int()) return {{"int", std::to_string(node.as_int())}};
-  if (node.is_number()) return {{"float", node.as_double()}};
+  if (node.is_number()) return {{"float", node.as_written_double()}};
   return {{"str", node.text()}};
 }
 

@@ -68,10 +68,17 @@ class ConfigNode {
   bool quoted() const { return quoted_; }
   bool is_bool() const;
   bool is_int() const;
-  bool is_number() const;  // int or float
+  bool is_number() const;  // int or float, infinities and NaN included
+  bool is_finite_number() const;
+  bool is_nan() const;
+  // "" when this is an integer that fits 64 bits, else what is wrong, worded for an error.
+  std::string integer_problem() const;
   bool as_bool() const;
   int64_t as_int() const;
-  double as_double() const;
+  int as_int32() const;  // refuses what does not fit
+  double as_double() const;  // refuses NaN; infinities pass (schemas refuse them by default)
+  double as_written_double() const;  // NaN too: for what writes the config back out
+  float as_float() const;    // refuses finite numbers past a float's range
   const std::string& as_string() const;
   template <typename T>
   T as() const;
@@ -112,7 +119,7 @@ inline int64_t ConfigNode::as<int64_t>() const {
 }
 template <>
 inline int ConfigNode::as<int>() const {
-  return static_cast<int>(as_int());
+  return as_int32();
 }
 template <>
 inline double ConfigNode::as<double>() const {
@@ -120,7 +127,7 @@ inline double ConfigNode::as<double>() const {
 }
 template <>
 inline float ConfigNode::as<float>() const {
-  return static_cast<float>(as_double());
+  return as_float();
 }
 template <>
 inline std::string ConfigNode::as<std::string>() const {

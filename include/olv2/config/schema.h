@@ -20,7 +20,7 @@ class Schema {
   static Schema any();
   static Schema boolean();
   static Schema integer();
-  static Schema number();  // an int is accepted where a number is expected
+  static Schema number();  // finite; an int is accepted where a number is expected
   static Schema string();
   static Schema sequence(Schema item);  // every element must match `item`
   static Schema sequence();             // elements unchecked
@@ -42,6 +42,8 @@ class Schema {
   Schema& nullable();
   // A string that must be one of `allowed`.
   Schema& choices(std::vector<std::string> allowed);
+  // A number that may also be an infinity (`.inf`, `-.inf`); NaN never is.
+  Schema& allow_infinity();
   // A number that must lie in [low, high].
   Schema& range(double low, double high);
 
@@ -82,6 +84,7 @@ class Schema {
   std::map<std::string, std::shared_ptr<Schema>> variants_;
   std::vector<std::shared_ptr<Schema>> alternatives_;
   std::vector<std::string> choices_;
+  bool infinity_allowed_ = false;
   bool has_range_ = false;
   double low_ = 0.0;
   double high_ = 0.0;
