@@ -100,7 +100,7 @@ nlohmann::json time_sync(const std::string& sync_name, const olv2::ConfigNode& c
     optimizer = std::move(sharded);
   } else {
     optimizer = std::make_unique<olv2::ReplicatedOptimizer>(
-        trainable, adam->build({group}),
+        trainable, adam, std::vector<olv2::ParamGroup>{group},
         std::make_unique<olv2::AllReduceGradientSync>(collective, group.params, bucket_cap_mb,
                                                       sync_name == "all-reduce overlapped"),
         nullptr, collective.rank());

@@ -168,7 +168,7 @@ void TrainingRun::build_optimizer(std::unique_ptr<LossScaler> scaler) {
   const DistributedOptions& dist = engine_.dist;
   if (context_.collective == nullptr) {
     optimizer_ = std::make_unique<ReplicatedOptimizer>(
-        std::move(trainable), settings_.solver.optimizer->build(groups_),
+        std::move(trainable), settings_.solver.optimizer, groups_,
         std::make_unique<SingleProcessGradientSync>(), std::move(scaler));
   } else if (settings_.zero_stage >= 1 && collective_.world_size() > 1) {
     auto [params, group_of] = registration_order(*model_, groups_);
@@ -179,7 +179,7 @@ void TrainingRun::build_optimizer(std::unique_ptr<LossScaler> scaler) {
   } else {
     auto [params, group_of] = registration_order(*model_, groups_);
     optimizer_ = std::make_unique<ReplicatedOptimizer>(
-        std::move(trainable), settings_.solver.optimizer->build(groups_),
+        std::move(trainable), settings_.solver.optimizer, groups_,
         std::make_unique<AllReduceGradientSync>(collective_, std::move(params), dist.bucket_cap_mb,
                                                 dist.overlap_comm),
         std::move(scaler), collective_.rank());

@@ -1,9 +1,43 @@
 #include "olv2/solver/optimizer.h"
 
+#include <algorithm>
+
 #include "olv2/solver/adam.h"
+#include "olv2/solver/sgd.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
+
+const at::Tensor* ParamStateEntries::find(const std::string& name) const {
+  for (const auto& [key, tensor] : tensors) {
+    if (key == name) return &tensor;
+  }
+  return nullptr;
+}
+
+void require_state_names(const ParamStateEntries& entries, const std::vector<std::string>& required,
+                         const std::vector<std::string>& optional, const std::string& type,
+                         const std::string& what) {
+  std::string held;
+  bool foreign = false;
+  for (const auto& [name, tensor] : entries.tensors) {
+    held += (held.empty() ? "`" : ", `") + name + "`";
+    foreign = foreign || (std::find(required.begin(), required.end(), name) == required.end() &&
+                          std::find(optional.begin(), optional.end(), name) == optional.end());
+  }
+  bool missing = false;
+  for (const std::string& name : required) missing = missing || entries.find(name) == nullptr;
+  if (!foreign && !missing) return;
+  std::string expected;
+  for (const std::string& name : required)
+    expected += (expected.empty() ? "`" : ", `") + name + "`";
+  for (const std::string& name : optional) {
+    expected += (expected.empty() ? "`" : ", `") + name + "` (optional)";
+  }
+  throw input_error(what + " holds " + (held.empty() ? std::string("no tensors") : held) +
+                    "; optimizer type " + type + " keeps " + expected +
+                    " (a state written by another optimizer type?)");
+}
 
 std::unique_ptr<torch::optim::Optimizer> OptimizerOptions::build(
     const std::vector<ParamGroup>& groups) const {
@@ -59,8 +93,13 @@ const Registry<OptimizerOptions>& optimizer_registry() {
           return std::make_shared<const AdamOptions>(AdamOptions::from_config(section));
         }};
   };
-  static const OptimizerRegistry registry("optimizer",
-                                          {{"Adam", adam("Adam")}, {"AdamW", adam("AdamW")}});
+  const OptimizerRegistry::Entry sgd{
+      SgdOptions::schema(),
+      [](const ConfigNode& section) -> std::shared_ptr<const OptimizerOptions> {
+        return std::make_shared<const SgdOptions>(SgdOptions::from_config(section));
+      }};
+  static const OptimizerRegistry registry(
+      "optimizer", {{"Adam", adam("Adam")}, {"AdamW", adam("AdamW")}, {"SGD", sgd}});
   return registry;
 }
 

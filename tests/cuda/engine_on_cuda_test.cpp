@@ -39,7 +39,8 @@ TEST(LossScalerOnCuda, AnInfGradientSkipsTheStepAndHalvesTheScale) {
   group.lr = 1e-2;
   LossScalerOptions options;
   options.hysteresis = 1;
-  ReplicatedOptimizer optimizer(params, AdamOptions{}.build({group}),
+  ReplicatedOptimizer optimizer(params, std::make_shared<AdamOptions>(),
+                                std::vector<ParamGroup>{group},
                                 std::make_unique<SingleProcessGradientSync>(),
                                 std::make_unique<DynamicLossScaler>(options));
   const LossScaler& scaler = *optimizer.loss_scaler();

@@ -32,6 +32,13 @@ struct AdamOptions : OptimizerOptions {
   std::shared_ptr<OptimizerOptions> copy() const override {
     return std::make_shared<AdamOptions>(*this);
   }
+  // `step`, `exp_avg`, `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`; groups: `lr`, `betas`,
+  // `eps`, `weight_decay`, `amsgrad`.
+  ParamStateEntries state_entries(const torch::optim::OptimizerParamState& state) const override;
+  std::unique_ptr<torch::optim::OptimizerParamState> param_state(
+      const ParamStateEntries& entries, const std::string& what) const override;
+  std::vector<std::pair<std::string, PthValue>> group_settings(
+      const torch::optim::OptimizerOptions& options) const override;
 
  protected:
   std::unique_ptr<torch::optim::OptimizerOptions> group_options(

@@ -1,8 +1,6 @@
 #include "olv2/engine/distributed/zero_optimizer.h"
 
 #include <ATen/ATen.h>
-#include <torch/optim/adam.h>
-#include <torch/optim/adamw.h>
 
 #include <algorithm>
 #include <sstream>
@@ -20,41 +18,20 @@ int64_t bytes_of(const at::Tensor& tensor) {
   return tensor.defined() ? tensor.numel() * static_cast<int64_t>(tensor.element_size()) : 0;
 }
 
-// Adam's and AdamW's per-parameter state share their members; this reads and writes either.
-struct AdamMoments {
-  int64_t step = 0;
-  at::Tensor exp_avg;
-  at::Tensor exp_avg_sq;
-  at::Tensor max_exp_avg_sq;  // amsgrad only
-};
-
-std::optional<AdamMoments> moments_of(const torch::optim::Optimizer& optimizer,
-                                      const at::Tensor& param) {
+// One parameter's state, named as the optimizer type names it, or nothing before its first step.
+std::optional<ParamStateEntries> entries_of(const OptimizerOptions& options,
+                                            const torch::optim::Optimizer& optimizer,
+                                            const at::Tensor& param) {
   const auto found = optimizer.state().find(compat::optimizer_state_key(param));
   if (found == optimizer.state().end()) return std::nullopt;
-  const auto read = [](const auto& state) {
-    return AdamMoments{static_cast<int64_t>(state.step()), state.exp_avg(), state.exp_avg_sq(),
-                       state.max_exp_avg_sq()};
-  };
-  if (const auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(found->second.get()))
-    return read(*adamw);
-  return read(dynamic_cast<const torch::optim::AdamParamState&>(*found->second));
+  return options.state_entries(*found->second);
 }
 
-void set_moments(torch::optim::Optimizer& optimizer, const at::Tensor& param,
-                 const AdamMoments& moments) {
-  const auto fill = [&](auto state) {
-    state->step(moments.step);
-    state->exp_avg(moments.exp_avg);
-    state->exp_avg_sq(moments.exp_avg_sq);
-    if (moments.max_exp_avg_sq.defined()) state->max_exp_avg_sq(moments.max_exp_avg_sq);
-    optimizer.state()[compat::optimizer_state_key(param)] = std::move(state);
-  };
-  if (dynamic_cast<const torch::optim::AdamW*>(&optimizer) != nullptr) {
-    fill(std::make_unique<torch::optim::AdamWParamState>());
-  } else {
-    fill(std::make_unique<torch::optim::AdamParamState>());
-  }
+void set_entries(const OptimizerOptions& options, torch::optim::Optimizer& optimizer,
+                 const at::Tensor& param, const ParamStateEntries& entries,
+                 const std::string& what) {
+  std::unique_ptr<torch::optim::OptimizerParamState> state = options.param_state(entries, what);
+  if (state) optimizer.state()[compat::optimizer_state_key(param)] = std::move(state);
 }
 
 }  // namespace
@@ -99,13 +76,6 @@ ZeroOptimizer::ZeroOptimizer(TrainableParams trainable, std::unique_ptr<LossScal
     if (group.params.empty()) group.params.push_back(at::zeros({0}, registered_.front().options()));
   }
   parts_optimizer_ = optimizer_options_->build(part_groups);
-  // The state moves between ranks as Adam's moments.
-  if (dynamic_cast<const torch::optim::Adam*>(parts_optimizer_.get()) == nullptr &&
-      dynamic_cast<const torch::optim::AdamW*>(parts_optimizer_.get()) == nullptr) {
-    throw input_error("zero_optimization.stage " + std::to_string(stage_) +
-                      ": ZeRO shards Adam's state; optimizer.type " + optimizer_options_->type +
-                      " is not Adam or AdamW");
-  }
   if (stage_ == 1) {
     all_reduce_ =
         std::make_unique<AllReduceGradientSync>(collective_, registered_, bucket_cap_mb, overlap_);
@@ -212,85 +182,87 @@ std::optional<PthValue> ZeroOptimizer::state() {
   if (keep) whole = whole_optimizer();
   for (size_t b = 0; b < buckets_.size(); ++b) {
     const GradientBucket& bucket = buckets_[b];
-    // Every rank's parts step together, so either all have state or none.
-    const std::optional<AdamMoments> part = moments_of(*parts_optimizer_, parts_[b]);
+    // Every rank's parts step together, so either all have state or none, under the same names.
+    const std::optional<ParamStateEntries> part =
+        entries_of(*optimizer_options_, *parts_optimizer_, parts_[b]);
     if (!part) continue;
-    const auto gather = [&](const at::Tensor& mine) {
+    std::vector<at::Tensor> gathered;
+    for (const auto& [name, mine] : part->tensors) {
       at::Tensor all = at::empty({bucket.padded_numel}, mine.options());
       collective_.all_gather(mine, all);
-      return all;
-    };
-    const at::Tensor exp_avg = gather(part->exp_avg);
-    const at::Tensor exp_avg_sq = gather(part->exp_avg_sq);
-    const at::Tensor max_exp_avg_sq =
-        part->max_exp_avg_sq.defined() ? gather(part->max_exp_avg_sq) : at::Tensor();
+      gathered.push_back(all);
+    }
     if (!keep) continue;
     for (size_t i = 0; i < bucket.params.size(); ++i) {
       const at::Tensor& param = registered_[bucket.params[i]];
-      const auto slice = [&](const at::Tensor& flat) {
-        return flat.defined()
-                   ? flat.narrow(0, bucket.offsets[i], param.numel()).view_as(param).clone()
-                   : at::Tensor();
-      };
-      set_moments(
-          *whole, param,
-          AdamMoments{part->step, slice(exp_avg), slice(exp_avg_sq), slice(max_exp_avg_sq)});
+      ParamStateEntries entries;
+      entries.step = part->step;
+      for (size_t t = 0; t < gathered.size(); ++t) {
+        entries.tensors.emplace_back(
+            part->tensors[t].first,
+            gathered[t].narrow(0, bucket.offsets[i], param.numel()).view_as(param).clone());
+      }
+      set_entries(*optimizer_options_, *whole, param, entries,
+                  "optimizer state of bucket " + std::to_string(b));
     }
   }
   if (!keep) return std::nullopt;
-  return adam_state_to_pth(*whole);
+  return optimizer_state_to_pth(*whole, *optimizer_options_);
 }
 
 void ZeroOptimizer::load_state(const PthValue& state) {
   at::NoGradGuard no_grad;
   std::unique_ptr<torch::optim::Optimizer> whole = whole_optimizer();
-  adam_state_from_pth(*whole, state);
+  optimizer_state_from_pth(*whole, *optimizer_options_, state);
   const int64_t world = collective_.world_size();
   const int64_t rank = collective_.rank();
   parts_optimizer_->state().clear();
   for (size_t b = 0; b < buckets_.size(); ++b) {
     const GradientBucket& bucket = buckets_[b];
-    AdamMoments part;
+    std::vector<std::optional<ParamStateEntries>> states;
+    ParamStateEntries part;
+    std::vector<std::string> names;  // in the order the first parameter holding each has them
     bool any = false;
-    bool amsgrad = false;
     for (size_t k : bucket.params) {
-      if (const auto moments = moments_of(*whole, registered_[k])) {
-        if (any && moments->step != part.step) {
+      states.push_back(entries_of(*optimizer_options_, *whole, registered_[k]));
+      const std::optional<ParamStateEntries>& entries = states.back();
+      if (!entries) continue;
+      if (entries->step) {
+        if (part.step && *part.step != *entries->step) {
           spdlog::warn(
               "optimizer state: parameters of one ZeRO bucket have taken different step counts "
               "({} and {}); their part continues from the larger",
-              part.step, moments->step);
+              *part.step, *entries->step);
         }
-        part.step = std::max(part.step, moments->step);
-        amsgrad = amsgrad || moments->max_exp_avg_sq.defined();
-        any = true;
+        part.step = std::max(part.step.value_or(0), *entries->step);
       }
+      for (const auto& [name, tensor] : entries->tensors) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+      any = true;
     }
     if (!any) continue;
-    const auto cut = [&](auto member) {
+    for (const std::string& name : names) {
       at::Tensor mine = at::zeros_like(parts_[b]);
       for (const PartSlice& slice : part_slices(bucket, registered_, rank, world)) {
-        const auto moments = moments_of(*whole, registered_[bucket.params[slice.bucket_param]]);
-        if (!moments) continue;
-        const at::Tensor& source = (*moments).*member;
+        const std::optional<ParamStateEntries>& entries = states[slice.bucket_param];
+        const at::Tensor* source = entries ? entries->find(name) : nullptr;
+        if (source == nullptr) continue;
         mine.narrow(0, slice.part_offset, slice.count)
-            .copy_(source.reshape({-1}).narrow(0, slice.param_offset, slice.count));
+            .copy_(source->reshape({-1}).narrow(0, slice.param_offset, slice.count));
       }
-      return mine;
-    };
-    part.exp_avg = cut(&AdamMoments::exp_avg);
-    part.exp_avg_sq = cut(&AdamMoments::exp_avg_sq);
-    if (amsgrad) part.max_exp_avg_sq = cut(&AdamMoments::max_exp_avg_sq);
-    set_moments(*parts_optimizer_, parts_[b], part);
+      part.tensors.emplace_back(name, mine);
+    }
+    set_entries(*optimizer_options_, *parts_optimizer_, parts_[b], part,
+                "optimizer state of bucket " + std::to_string(b));
   }
 }
 
 int64_t ZeroOptimizer::optimizer_state_bytes() const {
   int64_t bytes = 0;
   for (const at::Tensor& part : parts_) {
-    if (const auto moments = moments_of(*parts_optimizer_, part)) {
-      bytes += bytes_of(moments->exp_avg) + bytes_of(moments->exp_avg_sq) +
-               bytes_of(moments->max_exp_avg_sq);
+    if (const auto entries = entries_of(*optimizer_options_, *parts_optimizer_, part)) {
+      for (const auto& [name, tensor] : entries->tensors) bytes += bytes_of(tensor);
     }
   }
   return bytes;

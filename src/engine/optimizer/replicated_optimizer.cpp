@@ -7,11 +7,13 @@
 namespace olv2 {
 
 ReplicatedOptimizer::ReplicatedOptimizer(TrainableParams params,
-                                         std::unique_ptr<torch::optim::Optimizer> optimizer,
+                                         std::shared_ptr<const OptimizerOptions> options,
+                                         const std::vector<ParamGroup>& groups,
                                          std::unique_ptr<GradientSync> sync,
                                          std::unique_ptr<LossScaler> scaler, int64_t rank)
     : TrainingOptimizer(std::move(params), std::move(scaler)),
-      optimizer_(std::move(optimizer)),
+      options_(std::move(options)),
+      optimizer_(options_->build(groups)),
       sync_(std::move(sync)),
       rank_(rank) {}
 
@@ -21,11 +23,11 @@ void ReplicatedOptimizer::zero_grad() { optimizer_->zero_grad(); }
 
 std::optional<PthValue> ReplicatedOptimizer::state() {
   if (rank_ != 0) return std::nullopt;
-  return adam_state_to_pth(*optimizer_);
+  return optimizer_state_to_pth(*optimizer_, *options_);
 }
 
 void ReplicatedOptimizer::load_state(const PthValue& state) {
-  adam_state_from_pth(*optimizer_, state);
+  optimizer_state_from_pth(*optimizer_, *options_, state);
 }
 
 std::string ReplicatedOptimizer::describe() const { return sync_->describe(); }

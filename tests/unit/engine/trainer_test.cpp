@@ -85,8 +85,8 @@ struct Fixture {
     group.params = {model->weight};
     group.lr = 0.1;
     optimizer = std::make_unique<ReplicatedOptimizer>(
-        TrainableParams{{"weight"}, {model->weight}}, AdamOptions{}.build({group}),
-        std::make_unique<SingleProcessGradientSync>(), nullptr);
+        TrainableParams{{"weight"}, {model->weight}}, std::make_shared<AdamOptions>(),
+        std::vector<ParamGroup>{group}, std::make_unique<SingleProcessGradientSync>(), nullptr);
     context.model = model.get();
     context.optimizer = optimizer.get();
     context.scheduler = &schedule;

@@ -1,21 +1,24 @@
 #pragma once
-// The Adam/AdamW state in a checkpoint, laid out as PyTorch's `optimizer.state_dict()`.
+// An optimizer's state in a checkpoint, laid out as PyTorch's `optimizer.state_dict()`.
 #include <torch/optim/optimizer.h>
 
-#include <vector>
-
+#include "olv2/solver/optimizer.h"
 #include "olv2/util/pth/pth_value.h"
 
 namespace olv2 {
 
-// The Adam/AdamW state in the layout of Python's `optimizer.state_dict()`:
-// {'state': {index: {'step', 'exp_avg', 'exp_avg_sq'[, 'max_exp_avg_sq']}},
-//  'param_groups': [{'lr', 'betas', 'eps', 'weight_decay', 'amsgrad', 'params': [index, ...]}]},
-// parameters numbered across groups in order, as PyTorch does.
-PthValue adam_state_to_pth(const torch::optim::Optimizer& optimizer);
+// The state of `optimizer`, built from `options`, in the layout of Python's
+// `optimizer.state_dict()`: {'state': {index: {name: value}}, 'param_groups': [{settings...,
+// 'params': [index, ...]}]}, parameters numbered across groups in order, as PyTorch does; the
+// names and settings are the optimizer type's (OptimizerOptions::state_entries,
+// group_settings), a step count as a float tensor, as PyTorch writes it.
+PthValue optimizer_state_to_pth(const torch::optim::Optimizer& optimizer,
+                                const OptimizerOptions& options);
 
-// Restores a state written by adam_state_to_pth into an optimizer over the same parameter
-// groups. Throws an input error naming what does not fit (group or parameter counts, shapes).
-void adam_state_from_pth(torch::optim::Optimizer& optimizer, const PthValue& state);
+// Restores such a state (ours or PyTorch's) into an optimizer built from `options` over the same
+// parameter groups. Throws an input error naming what does not fit (group or parameter counts,
+// shapes, a state of another optimizer type).
+void optimizer_state_from_pth(torch::optim::Optimizer& optimizer, const OptimizerOptions& options,
+                              const PthValue& state);
 
 }  // namespace olv2

@@ -33,7 +33,7 @@ struct RunIdentity {
 // `optimizer`) plus the state mmcv keeps elsewhere (`scheduler`, `loss_scaler`, `sampler`).
 struct TrainingCheckpoint {
   NamedTensors state_dict;
-  PthValue optimizer;  // adam_state_to_pth
+  PthValue optimizer;  // optimizer_state_to_pth
   LrSchedulerState scheduler;
   std::optional<LossScalerState> loss_scaler;
   TrainingProgress progress;

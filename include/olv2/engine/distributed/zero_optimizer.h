@@ -24,8 +24,9 @@ namespace olv2 {
 
 // DeepSpeed's ZeRO stages 1 and 2 over the ranks of `collective`. The parameters are laid out
 // in DDP's gradient buckets (one param group each), and every bucket is cut into world-size
-// equal parts: rank r owns part r of every bucket. The Adam/AdamW state exists only for the
-// rank's parts (an optimizer over flat part tensors, one param group per `groups` entry, so
+// equal parts: rank r owns part r of every bucket. The optimizer's state (any registered type's:
+// its per-parameter tensors, OptimizerOptions::state_entries) exists only for the rank's parts
+// (an optimizer over flat part tensors, one param group per `groups` entry, so
 // that the LR schedule drives it as it drives the unsharded one); each step the rank updates
 // its parts and every bucket's parts are all-gathered into the parameters of every rank.
 //
@@ -34,8 +35,8 @@ namespace olv2 {
 // reduce-scatter: all-reduced, this rank's part kept) and the bucket's full gradients are freed
 // at once, so that after the step's last backward a rank holds 1/world of the gradients; the
 // other micro-batches of an accumulation step still accumulate whole gradients (DeepSpeed
-// reduces at every micro-batch instead). Adam's update is elementwise, so the weights equal the
-// unsharded run's up to the global gradient norm's summation order.
+// reduces at every micro-batch instead). The optimizers' updates are elementwise (Adam's, SGD's),
+// so the weights equal the unsharded run's up to the global gradient norm's summation order.
 class ZeroOptimizer : public TrainingOptimizer {
  public:
   // `trainable`: the parameters in the unsharded optimizer's order (TrainingOptimizer's);

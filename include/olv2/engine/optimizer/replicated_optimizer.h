@@ -4,9 +4,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "olv2/engine/distributed/gradient_sync.h"
 #include "olv2/engine/optimizer/training_optimizer.h"
+#include "olv2/solver/optimizer.h"
 
 namespace olv2 {
 
@@ -15,10 +17,11 @@ namespace olv2 {
 // steps the same state; rank 0 gives it to checkpoints.
 class ReplicatedOptimizer : public TrainingOptimizer {
  public:
-  // `optimizer` over `params` (one group per param group); `rank` of this process.
-  ReplicatedOptimizer(TrainableParams params, std::unique_ptr<torch::optim::Optimizer> optimizer,
-                      std::unique_ptr<GradientSync> sync, std::unique_ptr<LossScaler> scaler,
-                      int64_t rank = 0);
+  // The optimizer `options` builds over `groups` (whose tensors are `params`'); `rank` of this
+  // process.
+  ReplicatedOptimizer(TrainableParams params, std::shared_ptr<const OptimizerOptions> options,
+                      const std::vector<ParamGroup>& groups, std::unique_ptr<GradientSync> sync,
+                      std::unique_ptr<LossScaler> scaler, int64_t rank = 0);
   ~ReplicatedOptimizer() override;
 
   void zero_grad() override;
@@ -34,6 +37,7 @@ class ReplicatedOptimizer : public TrainingOptimizer {
   const torch::optim::Optimizer& param_groups() const override { return *optimizer_; }
 
  private:
+  std::shared_ptr<const OptimizerOptions> options_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<GradientSync> sync_;
   int64_t rank_;

@@ -63,11 +63,11 @@ class TrainingOptimizer {
   // Drops every gradient the optimizer holds.
   virtual void zero_grad() = 0;
 
-  // The whole optimizer state in PyTorch's layout (adam_state_to_pth's). A collective: every
+  // The whole optimizer state in PyTorch's layout (optimizer_state_to_pth's). A collective: every
   // rank calls it; rank 0 gets the state, the other ranks nothing.
   virtual std::optional<PthValue> state() = 0;
-  // Takes a whole state (adam_state_to_pth's layout, written by any world size or ZeRO stage).
-  // Throws an input error naming what does not fit.
+  // Takes a whole state (optimizer_state_to_pth's layout, written by any world size or ZeRO
+  // stage). Throws an input error naming what does not fit.
   virtual void load_state(const PthValue& state) = 0;
 
   // The learning rate of every param group, in order; the LR schedule sets them.

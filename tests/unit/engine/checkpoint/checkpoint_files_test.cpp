@@ -3,6 +3,8 @@
 
 #include "olv2/engine/checkpoint/optimizer_state.h"
 #include "olv2/engine/checkpoint/training_checkpoint.h"
+#include "olv2/solver/adam.h"
+#include "olv2/solver/sgd.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth/pth_file.h"
 #include "support/test_paths.h"
@@ -64,35 +66,81 @@ TEST(TrainingCheckpoint, WeightsComeFromOursMmcvsOrAPlainStateDict) {
   EXPECT_THROW(read_training_checkpoint(dir / "plain.pth"), Error);
 }
 
-TEST(OptimizerState, AdamWStateRoundTripsInPythonLayout) {
+// Two param groups, three steps of `options`' optimizer; its state written in PyTorch's layout,
+// read into a fresh optimizer and written again equals what was written.
+void expect_state_round_trips(const OptimizerOptions& options,
+                              const std::vector<std::string>& tensor_names, bool has_step) {
   torch::manual_seed(0);
-  auto a = torch::randn({3, 2}, torch::requires_grad());
+  auto a = torch::randn({2, 3}, torch::requires_grad());
   auto b = torch::randn({4}, torch::requires_grad());
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(std::vector<at::Tensor>{a},
-                      std::make_unique<torch::optim::AdamWOptions>(1e-3));
-  groups.emplace_back(std::vector<at::Tensor>{b},
-                      std::make_unique<torch::optim::AdamWOptions>(1e-4));
-  torch::optim::AdamW optimizer(groups);
+  const auto groups = [&] {
+    ParamGroup first;
+    first.params = {a};
+    first.lr = 1e-3;
+    ParamGroup second;
+    second.params = {b};
+    second.lr = 1e-4;
+    return std::vector<ParamGroup>{first, second};
+  };
+  const std::unique_ptr<torch::optim::Optimizer> optimizer = options.build(groups());
   for (int step = 0; step < 3; ++step) {
-    optimizer.zero_grad();
+    optimizer->zero_grad();
     (a.pow(2).sum() + b.sin().sum()).backward();
-    optimizer.step();
+    optimizer->step();
   }
-  const PthValue saved = adam_state_to_pth(optimizer);
+  const PthValue saved = optimizer_state_to_pth(*optimizer, options);
   EXPECT_EQ(saved.at("param_groups").items()[1].at("params").items()[0].as_int(), 1);
-  EXPECT_EQ(saved.at("state").at(int64_t{0}).at("step").as_tensor().item<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(saved.at("param_groups").items()[1].at("lr").as_float(), 1e-4);
+  const PthValue& first = saved.at("state").at(int64_t{0});
+  EXPECT_EQ(first.find("step") != nullptr, has_step);
+  if (has_step) {
+    EXPECT_EQ(first.at("step").as_tensor().item<double>(), 3.0);
+  }
+  ASSERT_EQ(first.dict_items().size(), tensor_names.size() + (has_step ? 1 : 0));
 
-  torch::optim::AdamW restored(std::vector<torch::optim::OptimizerParamGroup>{
-      torch::optim::OptimizerParamGroup({a}, std::make_unique<torch::optim::AdamWOptions>(1e-3)),
-      torch::optim::OptimizerParamGroup({b}, std::make_unique<torch::optim::AdamWOptions>(1e-4))});
-  adam_state_from_pth(restored, parse_pth(serialize_pth(saved)));
-  const PthValue again = adam_state_to_pth(restored);
+  const std::unique_ptr<torch::optim::Optimizer> restored = options.build(groups());
+  optimizer_state_from_pth(*restored, options, parse_pth(serialize_pth(saved)));
+  const PthValue again = optimizer_state_to_pth(*restored, options);
   for (int64_t index : {0, 1}) {
-    for (const char* key : {"exp_avg", "exp_avg_sq"}) {
+    for (const std::string& key : tensor_names) {
       EXPECT_TRUE(again.at("state").at(index).at(key).as_tensor().equal(
-          saved.at("state").at(index).at(key).as_tensor()));
+          saved.at("state").at(index).at(key).as_tensor()))
+          << key;
     }
+  }
+}
+
+TEST(OptimizerState, AdamWStateRoundTripsInPythonLayout) {
+  expect_state_round_trips(AdamOptions{}, {"exp_avg", "exp_avg_sq"}, true);
+}
+
+TEST(OptimizerState, SgdStateRoundTripsInPythonLayout) {
+  SgdOptions options;
+  options.momentum = 0.9;
+  expect_state_round_trips(options, {"momentum_buffer"}, false);
+}
+
+TEST(OptimizerState, AStateOfAnotherOptimizerTypeIsNamed) {
+  auto weight = torch::ones({3}, torch::requires_grad());
+  ParamGroup group;
+  group.params = {weight};
+  group.lr = 0.1;
+  const AdamOptions adam;
+  const std::unique_ptr<torch::optim::Optimizer> adam_optimizer = adam.build({group});
+  weight.sum().backward();
+  adam_optimizer->step();
+  const PthValue adam_state = optimizer_state_to_pth(*adam_optimizer, adam);
+  SgdOptions sgd;
+  sgd.momentum = 0.9;
+  const std::unique_ptr<torch::optim::Optimizer> sgd_optimizer = sgd.build({group});
+  try {
+    optimizer_state_from_pth(*sgd_optimizer, sgd, adam_state);
+    FAIL() << "an Adam state was taken by SGD";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.status(), ExitStatus::kBadInput);
+    EXPECT_NE(std::string(error.what()).find("optimizer state of parameter 0"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("SGD"), std::string::npos) << error.what();
   }
 }
 

@@ -10,6 +10,7 @@
 #include "olv2/engine/distributed/zero_optimizer.h"
 #include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/solver/adam.h"
+#include "olv2/solver/sgd.h"
 #include "support/forked_ranks.h"
 
 namespace olv2 {
@@ -136,7 +137,8 @@ TEST(DistributedGradientSync, OverlappedBucketsAverageExactlyAsAfterTheBackward)
 // One data-parallel training set-up: a net, its two param groups (the first layer at a tenth
 // of the lr, weight decay elsewhere) and how its steps run.
 struct Trained {
-  explicit Trained(Collective& collective, int64_t zero_stage) {
+  Trained(Collective& collective, int64_t zero_stage,
+          const std::shared_ptr<const OptimizerOptions>& options) {
     const auto params = net.params();
     ParamGroup slow, rest;
     slow.lr = 1e-3;
@@ -157,13 +159,13 @@ struct Trained {
     if (zero_stage == 0) {
       // Every rank gives its (replicated) state, which the comparisons read on every rank.
       optimizer = std::make_unique<ReplicatedOptimizer>(
-          trainable, AdamOptions{}.build({slow, rest}),
+          trainable, options, std::vector<ParamGroup>{slow, rest},
           std::make_unique<AllReduceGradientSync>(collective, params, cap_mb, true), nullptr,
           /*rank=*/0);
     } else {
       auto sharded = std::make_unique<ZeroOptimizer>(
           trainable, nullptr, zero_stage, collective, params, group_of,
-          std::vector<ParamGroup>{slow, rest}, std::make_shared<AdamOptions>(), cap_mb, true);
+          std::vector<ParamGroup>{slow, rest}, options, cap_mb, true);
       zero = sharded.get();
       optimizer = std::move(sharded);
     }
@@ -191,15 +193,25 @@ int64_t state_bytes(const PthValue& state) {
   int64_t bytes = 0;
   for (const auto& [index, entry] : state.at("state").dict_items()) {
     (void)index;
-    for (const char* key : {"exp_avg", "exp_avg_sq"}) {
-      const at::Tensor& t = entry.at(key).as_tensor();
+    for (const auto& [key, value] : entry.dict_items()) {
+      if (key.as_string() == "step") continue;
+      const at::Tensor& t = value.as_tensor();
       bytes += t.numel() * static_cast<int64_t>(t.element_size());
     }
   }
   return bytes;
 }
 
-// ZeRO stage 1 and 2 against the unsharded optimizer, three clipped AdamW steps: the same
+// The optimizers ZeRO shards: AdamW (its moments and step) and SGD with Nesterov momentum (its
+// momentum buffer, no step).
+std::vector<std::shared_ptr<const OptimizerOptions>> sharded_optimizers() {
+  auto sgd = std::make_shared<SgdOptions>();
+  sgd->momentum = 0.9;
+  sgd->nesterov = true;
+  return {std::make_shared<AdamOptions>(), sgd};
+}
+
+// ZeRO stage 1 and 2 against the unsharded optimizer, three clipped AdamW or SGD steps: the same
 // weights within 1e-6 relative; each rank holds about half of the optimizer state (and under
 // stage 2 of the gradients after the step's reduce-scatter); the gathered state is the unsharded
 // optimizer's in its layout; a ZeRO optimizer loading the unsharded state continues equally.
@@ -207,64 +219,74 @@ TEST(DistributedGradientSync, ZeroStagesShardAndStepAsTheUnshardedOptimizer) {
   const auto statuses = test::run_forked_ranks([](ProcessGroupCollective& group) {
     const int64_t rank = group.rank();
     bool ok = true;
-    for (const int64_t stage : {1, 2}) {
-      Trained unsharded(group, 0), sharded(group, stage);
-      int64_t gradient_bytes = 0;
-      for (int64_t it = 0; it < 3; ++it) {
-        unsharded.step(rank, it);
-        sharded.step(rank, it);
-        gradient_bytes = sharded.zero->gradient_bytes();
-        unsharded.zero_grad();
-        sharded.zero_grad();
-      }
-      const auto a = unsharded.net.params(), b = sharded.net.params();
-      for (size_t k = 0; k < a.size(); ++k) {
-        ok &= report(close(a[k], b[k], 1e-6),
-                     "stage " + std::to_string(stage) + ": weight " + std::to_string(k) +
-                         " differs by " + std::to_string((a[k] - b[k]).abs().max().item<double>()));
-      }
-      const PthValue whole = *unsharded.optimizer->state();
-      const int64_t whole_bytes = state_bytes(whole);
-      const int64_t mine = sharded.zero->optimizer_state_bytes();
-      // Half, give or take the padding of each bucket to an even length.
-      ok &= report(
-          mine >= whole_bytes / 2 - 64 && mine <= whole_bytes / 2 + 64,
-          "optimizer state bytes " + std::to_string(mine) + " of " + std::to_string(whole_bytes));
-      if (stage == 2) {
-        // Measured at the last step, after its reduce-scatter: half of the gradients.
-        const int64_t all = whole_bytes / 2;
-        ok &= report(
-            gradient_bytes >= all / 2 - 32 && gradient_bytes <= all / 2 + 32,
-            "gradient bytes " + std::to_string(gradient_bytes) + " of " + std::to_string(all));
-      }
-      const std::optional<PthValue> gathered = sharded.optimizer->state();
-      ok &= report(gathered.has_value() == (rank == 0), "only rank 0 gets the gathered state");
-      if (gathered) {
-        for (const auto& [index, entry] : whole.at("state").dict_items()) {
-          const PthValue& other = *gathered->at("state").find(index);
-          for (const char* key : {"exp_avg", "exp_avg_sq"}) {
-            ok &= report(close(entry.at(key).as_tensor(), other.at(key).as_tensor(), 1e-5),
-                         std::string("gathered ") + key + " differs");
-          }
-          ok &= report(entry.at("step").as_tensor().equal(other.at("step").as_tensor()),
-                       "gathered step differs");
+    for (const auto& options : sharded_optimizers()) {
+      for (const int64_t stage : {1, 2}) {
+        const std::string what = options->type + ", stage " + std::to_string(stage);
+        Trained unsharded(group, 0, options), sharded(group, stage, options);
+        int64_t gradient_bytes = 0;
+        for (int64_t it = 0; it < 3; ++it) {
+          unsharded.step(rank, it);
+          sharded.step(rank, it);
+          gradient_bytes = sharded.zero->gradient_bytes();
+          unsharded.zero_grad();
+          sharded.zero_grad();
         }
-        ok &= report(gathered->at("param_groups").items().size() == 2, "param groups");
-      }
-      // The unsharded state into a fresh ZeRO optimizer of the other stage: one more step each.
-      Trained resumed(group, stage == 1 ? 2 : 1);
-      {
-        torch::NoGradGuard no_grad;
-        const auto from = unsharded.net.params(), to = resumed.net.params();
-        for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
-      }
-      resumed.optimizer->load_state(whole);
-      unsharded.step(rank, 3);
-      resumed.step(rank, 3);
-      const auto c = unsharded.net.params(), d = resumed.net.params();
-      for (size_t k = 0; k < c.size(); ++k) {
-        ok &= report(close(c[k], d[k], 1e-6),
-                     "after loading: weight " + std::to_string(k) + " differs");
+        const auto a = unsharded.net.params(), b = sharded.net.params();
+        for (size_t k = 0; k < a.size(); ++k) {
+          ok &= report(close(a[k], b[k], 1e-6),
+                       what + ": weight " + std::to_string(k) + " differs by " +
+                           std::to_string((a[k] - b[k]).abs().max().item<double>()));
+        }
+        const PthValue whole = *unsharded.optimizer->state();
+        const int64_t whole_bytes = state_bytes(whole);
+        const int64_t mine = sharded.zero->optimizer_state_bytes();
+        // Half, give or take the padding of each bucket to an even length.
+        ok &= report(mine >= whole_bytes / 2 - 64 && mine <= whole_bytes / 2 + 64,
+                     what + ": optimizer state bytes " + std::to_string(mine) + " of " +
+                         std::to_string(whole_bytes));
+        if (stage == 2) {
+          // Measured at the last step, after its reduce-scatter: half of the gradients.
+          int64_t all = 0;
+          for (const at::Tensor& param : a) {
+            all += param.numel() * static_cast<int64_t>(param.element_size());
+          }
+          ok &= report(
+              gradient_bytes >= all / 2 - 32 && gradient_bytes <= all / 2 + 32,
+              "gradient bytes " + std::to_string(gradient_bytes) + " of " + std::to_string(all));
+        }
+        const std::optional<PthValue> gathered = sharded.optimizer->state();
+        ok &= report(gathered.has_value() == (rank == 0), "only rank 0 gets the gathered state");
+        if (gathered) {
+          for (const auto& [index, entry] : whole.at("state").dict_items()) {
+            const PthValue& other = *gathered->at("state").find(index);
+            ok &= report(entry.dict_items().size() == other.dict_items().size(),
+                         what + ": gathered entries differ");
+            for (const auto& [key, value] : entry.dict_items()) {
+              const PthValue* theirs = other.find(key);
+              ok &= report(
+                  theirs != nullptr && (key.as_string() == "step"
+                                            ? value.as_tensor().equal(theirs->as_tensor())
+                                            : close(value.as_tensor(), theirs->as_tensor(), 1e-5)),
+                  what + ": gathered " + key.as_string() + " differs");
+            }
+          }
+          ok &= report(gathered->at("param_groups").items().size() == 2, "param groups");
+        }
+        // The unsharded state into a fresh ZeRO optimizer of the other stage: one more step each.
+        Trained resumed(group, stage == 1 ? 2 : 1, options);
+        {
+          torch::NoGradGuard no_grad;
+          const auto from = unsharded.net.params(), to = resumed.net.params();
+          for (size_t k = 0; k < from.size(); ++k) to[k].copy_(from[k]);
+        }
+        resumed.optimizer->load_state(whole);
+        unsharded.step(rank, 3);
+        resumed.step(rank, 3);
+        const auto c = unsharded.net.params(), d = resumed.net.params();
+        for (size_t k = 0; k < c.size(); ++k) {
+          ok &= report(close(c[k], d[k], 1e-6),
+                       what + ", after loading: weight " + std::to_string(k) + " differs");
+        }
       }
     }
     return ok ? 0 : 1;

@@ -27,9 +27,9 @@ struct LinearStep {
     ParamGroup group;
     group.params = params.tensors;
     group.lr = 1e-2;
-    optimizer = std::make_unique<ReplicatedOptimizer>(params, AdamOptions{}.build({group}),
-                                                      std::make_unique<SingleProcessGradientSync>(),
-                                                      std::move(scaler));
+    optimizer = std::make_unique<ReplicatedOptimizer>(
+        params, std::make_shared<AdamOptions>(), std::vector<ParamGroup>{group},
+        std::make_unique<SingleProcessGradientSync>(), std::move(scaler));
   }
 
   void backward(bool inject_inf_in_bias) {

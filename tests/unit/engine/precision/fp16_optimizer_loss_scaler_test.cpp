@@ -157,7 +157,8 @@ TEST(Fp16OptimizerLossScaler, HalvesAtTheFirstOverflowOfAnOptimizerStep) {
   group.params = params.tensors;
   group.lr = 1e-2;
   ReplicatedOptimizer optimizer(
-      params, AdamOptions{}.build({group}), std::make_unique<SingleProcessGradientSync>(),
+      params, std::make_shared<AdamOptions>(), std::vector<ParamGroup>{group},
+      std::make_unique<SingleProcessGradientSync>(),
       make_loss_scaler(LossScalerKind::kFp16Optimizer, LossScalerOptions{}));
   const LossScaler* scaler = optimizer.loss_scaler();
 
