@@ -256,11 +256,10 @@ void Schema::check(const ConfigNode& node, std::vector<Problem>& out) const {
     out.push_back({node.where() + ": expected " + type_name(type_) + ", got " + describe(node)});
     return;
   }
-  if (type_ == Type::kNumber && !node.is_finite_number() &&
-      (!infinity_allowed_ || node.is_nan())) {
+  if (type_ == Type::kNumber && !node.is_finite_number() && (!infinity_allowed_ || node.is_nan())) {
     out.push_back({node.where() + ": expected a finite number" +
-                   (infinity_allowed_ ? std::string(" or an infinity") : std::string()) +
-                   ", got " + describe(node)});
+                   (infinity_allowed_ ? std::string(" or an infinity") : std::string()) + ", got " +
+                   describe(node)});
     return;
   }
   if (!choices_.empty() &&

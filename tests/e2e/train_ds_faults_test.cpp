@@ -159,12 +159,12 @@ TEST(TrainDsFaults, AFrameThatTurnsBadStopsTheRunNamingTheFileOrIsSkipped) {
       "truncate -s 2000 '" +
       image.string() + "'; wait $pid";
   const auto run = [&](const fs::path& work_dir, const std::string& extra) {
-    const std::string command = "W='" + work_dir.string() + "'; mkdir -p \"$W\"; '" +
-                                (test::bin_dir() / "train_ds").string() + "' " +
-                                faults_train_args(work_dir, root,
-                                                  "runner.max_epochs=4 " + extra + " --no-validate") +
-                                " > \"$W/console.txt\" 2>&1" + cut_when_training +
-                                "; status=$?; cat \"$W/console.txt\"; exit $status";
+    const std::string command =
+        "W='" + work_dir.string() + "'; mkdir -p \"$W\"; '" +
+        (test::bin_dir() / "train_ds").string() + "' " +
+        faults_train_args(work_dir, root, "runner.max_epochs=4 " + extra + " --no-validate") +
+        " > \"$W/console.txt\" 2>&1" + cut_when_training +
+        "; status=$?; cat \"$W/console.txt\"; exit $status";
     return test::run_command(command);
   };
 

@@ -75,10 +75,10 @@ class ConfigNode {
   std::string integer_problem() const;
   bool as_bool() const;
   int64_t as_int() const;
-  int as_int32() const;  // refuses what does not fit
+  int as_int32() const;      // refuses what does not fit
   double as_double() const;  // refuses NaN; infinities pass (schemas refuse them by default)
   double as_written_double() const;  // NaN too: for what writes the config back out
-  float as_float() const;    // refuses finite numbers past a float's range
+  float as_float() const;            // refuses finite numbers past a float's range
   const std::string& as_string() const;
   template <typename T>
   T as() const;

@@ -125,11 +125,12 @@ TEST(HostileConfig, NanAndInfinitiesAreRefusedWhereANumberMustBeFinite) {
     EXPECT_NE(message.find("finite"), std::string::npos) << message;
   }
   EXPECT_NO_THROW(validate_config(parse_yaml("norm_type: .inf\n", "inf.yaml"), schema));
-  const std::string nan_norm = input_error_of(
-      [&] { validate_config(parse_yaml("norm_type: .nan\n", "inf.yaml"), schema); });
+  const std::string nan_norm =
+      input_error_of([&] { validate_config(parse_yaml("norm_type: .nan\n", "inf.yaml"), schema); });
   EXPECT_NE(nan_norm.find("`norm_type`"), std::string::npos) << nan_norm;
   // Read without a schema, NaN is refused too.
-  const std::string read = input_error_of([] { parse_yaml("x: .nan\n", "r.yaml").at("x").as_double(); });
+  const std::string read =
+      input_error_of([] { parse_yaml("x: .nan\n", "r.yaml").at("x").as_double(); });
   EXPECT_NE(read.find("`x`"), std::string::npos) << read;
 }
 
