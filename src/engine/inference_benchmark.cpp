@@ -122,7 +122,6 @@ int run_inference_benchmark(const InferenceBenchmarkOptions& options) {
   if (inference.use_fp16) {
     PrecisionSettings fp16;
     fp16.fp16 = true;
-    fp16.fp16_from_command_line = true;
     autocast = resolve_precision(fp16, device).autocast;
   }
   spdlog::info("predicting {} frames of data.{} ({} warm-up) on {}{}", dataset->size(),

@@ -128,7 +128,6 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
   if (options.use_fp16) {
     PrecisionSettings fp16;
     fp16.fp16 = true;
-    fp16.fp16_from_command_line = true;
     prediction.autocast = resolve_precision(fp16, device).autocast;
     spdlog::info("predicting under {} autocast", c10::toString(prediction.autocast->dtype));
   }

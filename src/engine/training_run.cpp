@@ -74,7 +74,7 @@ TrainingRun::TrainingRun(RunSettings run, const TrainOptions& options, RunFiles 
   const int64_t world_size = collective.world_size();
   for (const std::string& ignored : run.deepspeed_ignored_keys)
     spdlog::info("DeepSpeed JSON key ignored: {}", ignored);
-  for (const std::string& source : settings_.sources) spdlog::info("setting {}", source);
+  for (const SettingSource& source : settings_.sources) spdlog::info("setting {}", source.line());
 
   resume_path_ = resume_checkpoint_path(engine_.resume_from, files_.work_dir);
   if (!resume_path_.empty()) resumed_ = read_training_checkpoint(resume_path_);

@@ -55,14 +55,12 @@ std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
     schedule.warmup_max_lr *= factor;
     settings.lr_schedule = std::move(scaled_schedule);
   }
-  const std::string lr_setting = "optimizer.lr = ";
-  for (std::string& source : settings.sources) {
-    if (source.compare(0, lr_setting.size(), lr_setting) == 0) {
-      source = fmt::format("{}{} <- auto_scale_lr: {} x {} / {} ({})", lr_setting, scaled,
-                           scaled / factor, batch_size, *options.base_batch_size,
-                           source.substr(lr_setting.size()));
-    }
-  }
+  const SettingSource* before = settings.source_of("optimizer.lr");
+  settings.record("optimizer.lr", fmt::format("{}", scaled),
+                  fmt::format("auto_scale_lr: {} x {} / {} ({} <- {})", scaled / factor,
+                              batch_size, *options.base_batch_size,
+                              before ? before->value : fmt::format("{}", scaled / factor),
+                              before ? before->source : std::string("default")));
   return lines;
 }
 

@@ -28,11 +28,12 @@ std::optional<DeepSpeedConfig> deepspeed_config_of(const ConfigNode& config,
 RunSettings run_settings_from_config(const ConfigNode& config, EngineOptions engine,
                                      const TrainOptions& options, int64_t world_size) {
   RunSettings settings;
-  settings.training = training_settings_from_config(config, options.use_fp16);
+  settings.training = training_settings_from_config(config);
   if (auto ds = deepspeed_config_of(config, options)) {
     settings.training = apply_deepspeed_config(settings.training, *ds, world_size);
     settings.deepspeed_ignored_keys = ds->ignored;
   }
+  settings.training = apply_command_line(settings.training, options.use_fp16);
   if (const ConfigNode* section = config.find("auto_scale_lr")) {
     for (std::string& line : apply_auto_scale_lr(
              settings.training, AutoScaleLrOptions::from_config(*section), world_size)) {

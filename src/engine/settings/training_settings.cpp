@@ -21,18 +21,6 @@ std::string yaml_source(const ConfigNode* node, const std::string& key) {
   return "config " + node->location().to_string() + " `" + key + "`";
 }
 
-void record(TrainingSettings& settings, const std::string& setting, const std::string& value,
-            const std::string& source) {
-  const std::string prefix = setting + " = ";
-  for (std::string& line : settings.sources) {
-    if (line.compare(0, prefix.size(), prefix) == 0) {
-      line = prefix + value + " <- " + source;
-      return;
-    }
-  }
-  settings.sources.push_back(prefix + value + " <- " + source);
-}
-
 const ConfigNode* child(const ConfigNode& node, const std::string& key) {
   const ConfigNode* found = node.find(key);
   return (found == nullptr || found->is_null()) ? nullptr : found;
@@ -86,64 +74,82 @@ void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& 
                                "them)");
     }
   }
-  record(settings, "loss scaler", scaler_text(precision), source);
+  settings.record("loss scaler", scaler_text(precision), source);
 }
 
 }  // namespace
 
-TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_fp16_flag) {
+void TrainingSettings::record(const std::string& setting, const std::string& value,
+                              const std::string& source) {
+  for (SettingSource& entry : sources) {
+    if (entry.setting == setting) {
+      entry.value = value;
+      entry.source = source;
+      return;
+    }
+  }
+  sources.push_back({setting, value, source});
+}
+
+const SettingSource* TrainingSettings::source_of(const std::string& setting) const {
+  for (const SettingSource& entry : sources) {
+    if (entry.setting == setting) return &entry;
+  }
+  return nullptr;
+}
+
+TrainingSettings training_settings_from_config(const ConfigNode& root) {
   TrainingSettings settings;
   const ConfigNode& optimizer = root.at("optimizer");
   const ConfigNode* optimizer_config = child(root, "optimizer_config");
   settings.solver = SolverOptions::from_config(optimizer, optimizer_config);
   const OptimizerOptions& chosen = *settings.solver.optimizer;
-  record(settings, "optimizer.type", chosen.type, yaml_source(&optimizer, "optimizer"));
-  record(settings, "optimizer.lr", text(chosen.lr),
-         yaml_source(child(optimizer, "lr"), "optimizer.lr"));
-  record(settings, "optimizer.weight_decay", text(chosen.weight_decay),
-         yaml_source(child(optimizer, "weight_decay"), "optimizer.weight_decay"));
+  settings.record("optimizer.type", chosen.type, yaml_source(&optimizer, "optimizer"));
+  settings.record("optimizer.lr", text(chosen.lr),
+                  yaml_source(child(optimizer, "lr"), "optimizer.lr"));
+  settings.record("optimizer.weight_decay", text(chosen.weight_decay),
+                  yaml_source(child(optimizer, "weight_decay"), "optimizer.weight_decay"));
   for (const auto& [key, values] : chosen.own_settings()) {
     std::string value;
     for (const double number : values) value += (value.empty() ? "" : ", ") + text(number);
-    record(settings, "optimizer." + key, value,
-           yaml_source(child(optimizer, key), "optimizer." + key));
+    settings.record("optimizer." + key, value,
+                    yaml_source(child(optimizer, key), "optimizer." + key));
   }
-  record(settings, "optimizer.paramwise_cfg.custom_keys",
-         std::to_string(chosen.custom_keys.size()) + " key(s)",
-         yaml_source(child(optimizer, "paramwise_cfg"), "optimizer.paramwise_cfg"));
+  settings.record("optimizer.paramwise_cfg.custom_keys",
+                  std::to_string(chosen.custom_keys.size()) + " key(s)",
+                  yaml_source(child(optimizer, "paramwise_cfg"), "optimizer.paramwise_cfg"));
   const ConfigNode* clip = optimizer_config ? child(*optimizer_config, "grad_clip") : nullptr;
-  record(settings, "grad_clip.max_norm",
-         settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
-         yaml_source(clip, "optimizer_config.grad_clip"));
+  settings.record("grad_clip.max_norm",
+                  settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
+                  yaml_source(clip, "optimizer_config.grad_clip"));
 
   const ConfigNode& lr_config = root.at("lr_config");
   settings.lr_schedule = lr_schedule_registry().read(lr_config);
-  record(settings, "lr schedule", "mmcv " + lr_config.at("policy").as_string(),
-         yaml_source(&lr_config, "lr_config"));
+  settings.record("lr schedule", "mmcv " + lr_config.at("policy").as_string(),
+                  yaml_source(&lr_config, "lr_config"));
 
   const ConfigNode& data = root.at("data");
   const DataSection data_section = DataSection::from_config(data);
   settings.samples_per_gpu = data_section.samples_per_gpu;
   settings.accumulation_steps = data_section.gradient_accumulation_steps;
-  record(settings, "samples_per_gpu", std::to_string(settings.samples_per_gpu),
-         yaml_source(child(data, "samples_per_gpu"), "data.samples_per_gpu"));
-  record(
-      settings, "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
+  settings.record("samples_per_gpu", std::to_string(settings.samples_per_gpu),
+                  yaml_source(child(data, "samples_per_gpu"), "data.samples_per_gpu"));
+  settings.record(
+      "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
       yaml_source(child(data, "gradient_accumulation_steps"), "data.gradient_accumulation_steps"));
 
   Fp16Section fp16;
   const ConfigNode* fp16_node = child(root, "fp16");
   if (fp16_node != nullptr) fp16 = Fp16Section::from_config(*fp16_node);
-  settings.precision.fp16 = use_fp16_flag || (fp16_node != nullptr && fp16.enabled.value_or(true));
-  settings.precision.fp16_from_command_line = use_fp16_flag;
+  settings.precision.fp16 = fp16_node != nullptr && fp16.enabled.value_or(true);
   settings.precision.scaler = fp16.loss_scaler_options();
   const ConfigNode* bf16 = child(root, "bf16");
   settings.precision.bf16 = bf16 != nullptr && bf16->get<bool>("enabled", false);
-  record(settings, "fp16", settings.precision.fp16 ? "on" : "off",
-         use_fp16_flag ? "command line --use-fp16" : yaml_source(child(root, "fp16"), "fp16"));
-  record(settings, "bf16", settings.precision.bf16 ? "on" : "off", yaml_source(bf16, "bf16"));
-  record(settings, "loss scaler", scaler_text(settings.precision),
-         yaml_source(child(root, "fp16"), "fp16") + " over DeepSpeed's defaults");
+  settings.record("fp16", settings.precision.fp16 ? "on" : "off",
+                  yaml_source(child(root, "fp16"), "fp16"));
+  settings.record("bf16", settings.precision.bf16 ? "on" : "off", yaml_source(bf16, "bf16"));
+  settings.record("loss scaler", scaler_text(settings.precision),
+                  yaml_source(child(root, "fp16"), "fp16") + " over DeepSpeed's defaults");
   return settings;
 }
 
@@ -167,38 +173,39 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
     settings.solver.optimizer = replaced;
     adam.type = optimizer.type;
     adam.decoupled_weight_decay = optimizer.decoupled_weight_decay();
-    record(settings, "optimizer.type",
-           optimizer.type +
-               (adam.decoupled_weight_decay ? " (decoupled weight decay)" : " (L2 weight decay)"),
-           from + "optimizer.type");
+    settings.record("optimizer.type",
+                    optimizer.type + (adam.decoupled_weight_decay ? " (decoupled weight decay)"
+                                                                  : " (L2 weight decay)"),
+                    from + "optimizer.type");
     const std::string params = from + "optimizer.params.";
     if (optimizer.lr) {
       adam.lr = *optimizer.lr;
-      record(settings, "optimizer.lr", text(adam.lr), params + "lr");
+      settings.record("optimizer.lr", text(adam.lr), params + "lr");
     }
     if (optimizer.weight_decay) {
       adam.weight_decay = *optimizer.weight_decay;
-      record(settings, "optimizer.weight_decay", text(adam.weight_decay), params + "weight_decay");
+      settings.record("optimizer.weight_decay", text(adam.weight_decay), params + "weight_decay");
     }
     if (optimizer.betas) {
       adam.betas = *optimizer.betas;
-      record(settings, "optimizer.betas", text(adam.betas[0]) + ", " + text(adam.betas[1]),
-             params + "betas");
+      settings.record("optimizer.betas", text(adam.betas[0]) + ", " + text(adam.betas[1]),
+                      params + "betas");
     }
     if (optimizer.eps) {
       adam.eps = *optimizer.eps;
-      record(settings, "optimizer.eps", text(adam.eps), params + "eps");
+      settings.record("optimizer.eps", text(adam.eps), params + "eps");
     }
   }
   if (json.scheduler) {
     settings.lr_schedule = std::make_shared<DeepSpeedScheduleOptions>(*json.scheduler);
     const bool one_lr_for_all_groups = json.scheduler->type != "WarmupCosineLR";
-    record(settings, "lr schedule",
-           "DeepSpeed " + json.scheduler->type +
-               (one_lr_for_all_groups
-                    ? " (other param groups keep lr_mult; DeepSpeed would give all the same lr)"
-                    : " (each param group scaled from its own lr, as DeepSpeed does)"),
-           from + "scheduler");
+    settings.record(
+        "lr schedule",
+        "DeepSpeed " + json.scheduler->type +
+            (one_lr_for_all_groups
+                 ? " (other param groups keep lr_mult; DeepSpeed would give all the same lr)"
+                 : " (each param group scaled from its own lr, as DeepSpeed does)"),
+        from + "scheduler");
   }
   if (json.gradient_clipping) {
     if (*json.gradient_clipping > 0.0) {
@@ -208,36 +215,42 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
     } else {
       settings.solver.grad_clip.reset();
     }
-    record(settings, "grad_clip.max_norm",
-           settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
-           from + "gradient_clipping");
+    settings.record("grad_clip.max_norm",
+                    settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
+                    from + "gradient_clipping");
   }
   if (const std::optional<BatchSizes> batch = resolve_batch_sizes(json, world_size)) {
     settings.samples_per_gpu = batch->micro_batch_per_gpu;
     settings.accumulation_steps = batch->accumulation_steps;
     const std::string source =
         from + "batch keys (" + batch->how + ", world size " + std::to_string(world_size) + ")";
-    record(settings, "samples_per_gpu", std::to_string(settings.samples_per_gpu), source);
-    record(settings, "gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
-           source);
+    settings.record("samples_per_gpu", std::to_string(settings.samples_per_gpu), source);
+    settings.record("gradient_accumulation_steps", std::to_string(settings.accumulation_steps),
+                    source);
   }
   if (json.zero_stage) {
-    record(settings, "zero_optimization.stage", std::to_string(*json.zero_stage),
-           from + "zero_optimization.stage");
+    settings.record("zero_optimization.stage", std::to_string(*json.zero_stage),
+                    from + "zero_optimization.stage");
     settings.zero_stage = *json.zero_stage;
     if (*json.zero_stage >= 1 && world_size == 1)
       settings.notes.push_back(zero_note(*json.zero_stage, json.file));
   }
   if (json.fp16) {
-    if (json.fp16->enabled) {
-      settings.precision.fp16 = *json.fp16->enabled || settings.precision.fp16_from_command_line;
-    }
-    record(settings, "fp16", settings.precision.fp16 ? "on" : "off", from + "fp16.enabled");
+    if (json.fp16->enabled) settings.precision.fp16 = *json.fp16->enabled;
+    settings.record("fp16", settings.precision.fp16 ? "on" : "off", from + "fp16.enabled");
     select_deepspeed_scaler(settings, json);
   }
   if (json.bf16_enabled) {
     settings.precision.bf16 = *json.bf16_enabled;
-    record(settings, "bf16", settings.precision.bf16 ? "on" : "off", from + "bf16.enabled");
+    settings.record("bf16", settings.precision.bf16 ? "on" : "off", from + "bf16.enabled");
+  }
+  return settings;
+}
+
+TrainingSettings apply_command_line(TrainingSettings settings, bool use_fp16) {
+  if (use_fp16) {
+    settings.precision.fp16 = true;
+    settings.record("fp16", "on", "command line --use-fp16");
   }
   return settings;
 }

@@ -17,7 +17,6 @@ namespace olv2 {
 struct PrecisionSettings {
   bool fp16 = false;
   bool bf16 = false;
-  bool fp16_from_command_line = false;  // --use-fp16: stays on whatever the configs say
   // As DeepSpeed picks it: a DeepSpeed JSON's fp16 section gives FP16_Optimizer
   // without ZeRO and DynamicLossScaler with ZeRO stage >= 1; the YAML `fp16`
   // section keeps DynamicLossScaler.

@@ -17,8 +17,16 @@
 
 namespace olv2 {
 
-// The optimisation settings a run uses, after the YAML config and an optional
-// DeepSpeed JSON are combined.
+// Where one setting's value came from, for the log.
+struct SettingSource {
+  std::string setting;  // "optimizer.lr"
+  std::string value;    // as the log shows it
+  std::string source;   // "config FILE:LINE:COL `optimizer.lr`", "command line --use-fp16", ...
+  std::string line() const { return setting + " = " + value + " <- " + source; }
+};
+
+// The optimisation settings a run uses: the YAML config's, a DeepSpeed JSON laid over them, and
+// the command line over both.
 struct TrainingSettings {
   SolverOptions solver;
   // `lr_config` by its policy, or the DeepSpeed JSON's `scheduler`.
@@ -29,18 +37,22 @@ struct TrainingSettings {
   // DeepSpeed's `zero_optimization.stage`: 1 shards the optimizer state over the ranks, 2 also
   // the gradients (engine/distributed/zero_optimizer.h); 0 shards nothing.
   int64_t zero_stage = 0;
-  // One "setting = value <- source" line per setting, for the log.
-  std::vector<std::string> sources;
+  // One entry per setting, in the order first set; a later layer replaces the entry.
+  std::vector<SettingSource> sources;
   // Notes for the log, once each: what a DeepSpeed JSON asks for that runs
   // differently here (ZeRO with one process: nothing to shard; fp16 keys
   // FP16_Optimizer ignores).
   std::vector<std::string> notes;
+
+  // Records `setting`'s value and where it came from, replacing what an earlier layer recorded.
+  void record(const std::string& setting, const std::string& value, const std::string& source);
+  // The entry of `setting`, or null when none was recorded.
+  const SettingSource* source_of(const std::string& setting) const;
 };
 
 // Reads `optimizer`, `optimizer_config`, `lr_config`, `data.samples_per_gpu`,
 // `data.gradient_accumulation_steps`, `fp16` and `bf16` of a validated config.
-// `use_fp16_flag` is the command line's --use-fp16.
-TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_fp16_flag);
+TrainingSettings training_settings_from_config(const ConfigNode& root);
 
 // Applies a DeepSpeed JSON: every key present overrides its YAML counterpart
 // (optimizer type and params key by key, scheduler -> the LR schedule,
@@ -51,6 +63,10 @@ TrainingSettings training_settings_from_config(const ConfigNode& root, bool use_
 // PrecisionSettings); ZeRO stage >= 1 adds a note.
 TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpeedConfig& json,
                                         int64_t world_size);
+
+// The command line's settings, laid over the config's and the DeepSpeed JSON's: --use-fp16
+// turns fp16 on whatever they say.
+TrainingSettings apply_command_line(TrainingSettings settings, bool use_fp16);
 
 // The LR schedule the settings name, over `groups` (base lr and lr_mult per group);
 // `iters_per_epoch` counts optimizer steps.

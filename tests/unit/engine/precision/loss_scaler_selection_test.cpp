@@ -23,7 +23,7 @@ data: {samples_per_gpu: 1}
 )";
 
 TrainingSettings yaml_settings(const std::string& extra = "") {
-  return training_settings_from_config(parse_yaml(kSelectionYaml + extra, "demo.yaml"), false);
+  return training_settings_from_config(parse_yaml(kSelectionYaml + extra, "demo.yaml"));
 }
 
 nlohmann::json original_json() {
@@ -41,11 +41,9 @@ nlohmann::json original_with_zero_stage(int stage) {
   return json;
 }
 
-std::string line_starting(const std::vector<std::string>& lines, const std::string& prefix) {
-  for (const std::string& line : lines) {
-    if (line.rfind(prefix, 0) == 0) return line;
-  }
-  return "";
+std::string line_of(const TrainingSettings& settings, const std::string& setting) {
+  const SettingSource* source = settings.source_of(setting);
+  return source ? source->line() : "";
 }
 
 TEST(LossScalerSelection, TheOriginalJsonRunsFp16Optimizer) {
@@ -56,7 +54,7 @@ TEST(LossScalerSelection, TheOriginalJsonRunsFp16Optimizer) {
   EXPECT_EQ(settings.precision.scaler.initial_scale_power, 16);
   EXPECT_EQ(settings.precision.scaler.loss_scale_window, 1000);
   EXPECT_EQ(settings.precision.scaler.min_loss_scale, 1.0);
-  const std::string line = line_starting(settings.sources, "loss scaler = ");
+  const std::string line = line_of(settings, "loss scaler");
   EXPECT_NE(line.find("= DeepSpeed FP16_Optimizer loss scaler (no hysteresis"), std::string::npos)
       << line;
   EXPECT_NE(line.find("original.json fp16 without ZeRO (FusedAdam in FP16_Optimizer)"),
@@ -75,9 +73,9 @@ TEST(LossScalerSelection, ZeroStageZeroIsStillFp16Optimizer) {
 TEST(LossScalerSelection, ZeroStageOneRunsDynamicLossScalerAndNotesNoSharding) {
   const TrainingSettings settings = with_json(original_with_zero_stage(1), "zero1.json");
   EXPECT_EQ(settings.precision.scaler_kind, LossScalerKind::kDynamicLossScaler);
-  EXPECT_EQ(line_starting(settings.sources, "zero_optimization.stage = "),
+  EXPECT_EQ(line_of(settings, "zero_optimization.stage"),
             "zero_optimization.stage = 1 <- zero1.json zero_optimization.stage");
-  EXPECT_NE(line_starting(settings.sources, "loss scaler = ").find("= DeepSpeed DynamicLossScaler"),
+  EXPECT_NE(line_of(settings, "loss scaler").find("= DeepSpeed DynamicLossScaler"),
             std::string::npos);
   ASSERT_EQ(settings.notes.size(), 1u);
   EXPECT_NE(settings.notes[0].find("ZeRO stage 1"), std::string::npos) << settings.notes[0];
@@ -143,7 +141,7 @@ TEST(LossScalerSelection, TheYamlFp16SectionKeepsDynamicLossScaler) {
   EXPECT_EQ(settings.precision.scaler_kind, LossScalerKind::kDynamicLossScaler);
   EXPECT_EQ(settings.precision.scaler.initial_scale_power, 16);
   EXPECT_EQ(settings.precision.scaler.hysteresis, 2);
-  EXPECT_NE(line_starting(settings.sources, "loss scaler = ").find("= DeepSpeed DynamicLossScaler"),
+  EXPECT_NE(line_of(settings, "loss scaler").find("= DeepSpeed DynamicLossScaler"),
             std::string::npos);
 }
 

@@ -15,8 +15,7 @@ namespace {
 // configs/baseline.yaml: AdamW lr 1e-4, samples_per_gpu 2; baseline_large.yaml: lr 2e-4,
 // samples_per_gpu 1, the backbone at lr_mult 0.1.
 TrainingSettings settings_of(const std::string& config) {
-  return training_settings_from_config(load_config_file(test::source_dir() / "configs" / config),
-                                       false);
+  return training_settings_from_config(load_config_file(test::source_dir() / "configs" / config));
 }
 TrainingSettings baseline_settings() { return settings_of("baseline.yaml"); }
 
@@ -28,10 +27,8 @@ AutoScaleLrOptions enabled(int64_t base_batch_size) {
 }
 
 std::string source_of(const TrainingSettings& settings, const std::string& setting) {
-  for (const std::string& line : settings.sources) {
-    if (line.rfind(setting + " = ", 0) == 0) return line;
-  }
-  return "";
+  const SettingSource* source = settings.source_of(setting);
+  return source ? source->line() : "";
 }
 
 TEST(AutoScaleLr, ScalesTheLrByWorldBatchOverBaseBatch) {

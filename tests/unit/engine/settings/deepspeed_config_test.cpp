@@ -191,7 +191,7 @@ data:
 
 TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
   const TrainingSettings yaml =
-      training_settings_from_config(parse_yaml(kYaml, "demo.yaml"), false);
+      training_settings_from_config(parse_yaml(kYaml, "demo.yaml"));
   EXPECT_NE(dynamic_cast<const CosineAnnealingOptions*>(yaml.lr_schedule.get()), nullptr);
   EXPECT_FALSE(yaml.precision.fp16);
   const TrainingSettings resolved = apply_deepspeed_config(
@@ -213,7 +213,8 @@ TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
   EXPECT_EQ(resolved.precision.scaler.hysteresis, 2);
   bool lr_from_json = false;
   bool clip_from_yaml = false;
-  for (const std::string& line : resolved.sources) {
+  for (const SettingSource& source : resolved.sources) {
+    const std::string line = source.line();
     lr_from_json |= line.find("optimizer.lr = 0.0001 <- ") == 0 &&
                     line.find("optimizer.params.lr") != std::string::npos;
     clip_from_yaml |= line.find("grad_clip.max_norm = 35 <- config demo.yaml:") == 0;
@@ -222,9 +223,30 @@ TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
   EXPECT_TRUE(clip_from_yaml);
 }
 
+// The layers in order: the YAML, the DeepSpeed JSON, the command line; each setting names the
+// layer that set it last.
+TEST(TrainingSettings, TheCommandLineIsTheLastLayer) {
+  const TrainingSettings json_off =
+      apply_deepspeed_config(training_settings_from_config(parse_yaml(kYaml, "demo.yaml")),
+                             parse_deepspeed_config(R"({"fp16": {"enabled": false}})", "ds.json"),
+                             1);
+  EXPECT_FALSE(json_off.precision.fp16);
+  ASSERT_NE(json_off.source_of("fp16"), nullptr);
+  EXPECT_EQ(json_off.source_of("fp16")->line(), "fp16 = off <- ds.json fp16.enabled");
+  const TrainingSettings flag_on = apply_command_line(json_off, true);
+  EXPECT_TRUE(flag_on.precision.fp16);
+  EXPECT_EQ(flag_on.source_of("fp16")->line(), "fp16 = on <- command line --use-fp16");
+  // Replaced in place: one entry per setting.
+  size_t fp16_entries = 0;
+  for (const SettingSource& source : flag_on.sources) fp16_entries += source.setting == "fp16";
+  EXPECT_EQ(fp16_entries, 1u);
+  EXPECT_EQ(apply_command_line(json_off, false).source_of("fp16")->line(),
+            "fp16 = off <- ds.json fp16.enabled");
+}
+
 TEST(TrainingSettings, GradientClippingZeroTurnsClippingOff) {
   const TrainingSettings resolved =
-      apply_deepspeed_config(training_settings_from_config(parse_yaml(kYaml, "demo.yaml"), false),
+      apply_deepspeed_config(training_settings_from_config(parse_yaml(kYaml, "demo.yaml")),
                              parse_deepspeed_config(R"({"gradient_clipping": 0})", "ds.json"), 1);
   EXPECT_FALSE(resolved.solver.grad_clip.has_value());
   EXPECT_NE(dynamic_cast<const CosineAnnealingOptions*>(resolved.lr_schedule.get()), nullptr);
