@@ -28,7 +28,8 @@ SgdOptions SgdOptions::from_config(const ConfigNode& section) {
 }
 
 std::vector<std::pair<std::string, std::vector<double>>> SgdOptions::own_settings() const {
-  return {{"momentum", {momentum}}, {"dampening", {dampening}}};
+  return {
+      {"momentum", {momentum}}, {"dampening", {dampening}}, {"nesterov", {nesterov ? 1.0 : 0.0}}};
 }
 
 ParamStateEntries SgdOptions::state_entries(const torch::optim::OptimizerParamState& state) const {

@@ -42,7 +42,7 @@ struct OptimizerOptions {
   // weight decay; an error when there is no group.
   std::unique_ptr<torch::optim::Optimizer> build(const std::vector<ParamGroup>& groups) const;
   // The optimizer's own numeric settings for the log, as (key, values), beside lr and weight
-  // decay.
+  // decay; a flag as 1 or 0.
   virtual std::vector<std::pair<std::string, std::vector<double>>> own_settings() const = 0;
   virtual std::shared_ptr<OptimizerOptions> copy() const = 0;
 
