@@ -45,20 +45,16 @@ std::vector<std::string> apply_auto_scale_lr(TrainingSettings& settings,
   // DeepSpeed's schedules set lrs of their own, which scale too.
   if (const auto* deepspeed =
           dynamic_cast<const DeepSpeedScheduleOptions*>(settings.lr_schedule.get())) {
-    auto scaled_schedule = std::make_shared<DeepSpeedScheduleOptions>(*deepspeed);
-    DeepSpeedScheduleOptions& schedule = *scaled_schedule;
-    lines.push_back(fmt::format(
-        "DeepSpeed {} lrs scaled by {} as well: warmup_min_lr {} -> {}, warmup_max_lr {} -> {}",
-        schedule.type, factor, schedule.warmup_min_lr, factor * schedule.warmup_min_lr,
-        schedule.warmup_max_lr, factor * schedule.warmup_max_lr));
-    schedule.warmup_min_lr *= factor;
-    schedule.warmup_max_lr *= factor;
-    settings.lr_schedule = std::move(scaled_schedule);
+    std::string note;
+    if (auto scaled_schedule = deepspeed->with_lrs_scaled(factor, note)) {
+      lines.push_back(note);
+      settings.lr_schedule = std::move(scaled_schedule);
+    }
   }
   const SettingSource* before = settings.source_of("optimizer.lr");
   settings.record("optimizer.lr", fmt::format("{}", scaled),
-                  fmt::format("auto_scale_lr: {} x {} / {} ({} <- {})", scaled / factor,
-                              batch_size, *options.base_batch_size,
+                  fmt::format("auto_scale_lr: {} x {} / {} ({} <- {})", scaled / factor, batch_size,
+                              *options.base_batch_size,
                               before ? before->value : fmt::format("{}", scaled / factor),
                               before ? before->source : std::string("default")));
   return lines;

@@ -34,17 +34,6 @@ const std::vector<std::string> kZeroBooleanKeys = {"allgather_partitions", "over
                                                    "reduce_scatter", "contiguous_gradients"};
 const std::vector<std::string> kZeroSizeKeys = {"allgather_bucket_size", "reduce_bucket_size"};
 
-std::vector<std::string> scheduler_params(const std::string& type) {
-  if (type == "WarmupLR") {
-    return {"warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "warmup_type"};
-  }
-  if (type == "WarmupDecayLR") {
-    return {"warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "warmup_type", "total_num_steps"};
-  }
-  return {"total_num_steps", "warmup_min_ratio", "warmup_num_steps", "cos_min_ratio",
-          "warmup_type"};
-}
-
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -201,39 +190,18 @@ DeepSpeedOptimizer parse_optimizer(const Json& section, Checker& check) {
   return optimizer;
 }
 
-DeepSpeedScheduleOptions parse_scheduler(const Json& section, Checker& check) {
-  DeepSpeedScheduleOptions options;
-  check.known_keys(section, "scheduler", {"type", "params"});
-  const std::optional<std::string> type =
-      check.choice(section, "scheduler", "type", {"WarmupLR", "WarmupDecayLR", "WarmupCosineLR"});
-  if (!type) {
-    if (!section.contains("type")) check.problem("scheduler.type", "missing");
-    return options;
+// The section through the DeepSpeed schedule registry's schema and reader.
+std::shared_ptr<const DeepSpeedScheduleOptions> parse_scheduler(const Json& section,
+                                                                const std::string& file,
+                                                                Checker& check) {
+  const ConfigNode node = config_from_json(section, SourceLocation{file, 0, 0}, "scheduler");
+  const Schema::ProblemsByKind problems =
+      deepspeed_schedule_registry().schema().problems_by_kind(node);
+  if (!problems.unknown_keys.empty() || !problems.others.empty()) {
+    check.schema_problems(problems);
+    return nullptr;
   }
-  options.type = *type;
-  const Json params = section.value("params", Json::object());
-  if (!check.object(params, "scheduler.params")) return options;
-  const std::string prefix = "scheduler.params";
-  check.known_keys(params, prefix, scheduler_params(options.type));
-  options.warmup_min_lr =
-      check.number(params, prefix, "warmup_min_lr").value_or(options.warmup_min_lr);
-  options.warmup_max_lr =
-      check.number(params, prefix, "warmup_max_lr").value_or(options.warmup_max_lr);
-  options.warmup_num_steps =
-      check.integer(params, prefix, "warmup_num_steps", 0).value_or(options.warmup_num_steps);
-  options.warmup_type =
-      check.choice(params, prefix, "warmup_type", {"log", "linear"}).value_or(options.warmup_type);
-  options.warmup_min_ratio =
-      check.number(params, prefix, "warmup_min_ratio").value_or(options.warmup_min_ratio);
-  options.cos_min_ratio =
-      check.number(params, prefix, "cos_min_ratio").value_or(options.cos_min_ratio);
-  const std::optional<int64_t> total = check.integer(params, prefix, "total_num_steps", 1);
-  if (total) {
-    options.total_num_steps = *total;
-  } else if (options.type != "WarmupLR" && !params.contains("total_num_steps")) {
-    check.problem(prefix + ".total_num_steps", "required by " + options.type);
-  }
-  return options;
+  return deepspeed_schedule_registry().read(node);
 }
 
 // The YAML `fp16` section's schema and reader over the JSON section.
@@ -316,7 +284,7 @@ DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::strin
     config.optimizer = parse_optimizer(root["optimizer"], check);
   }
   if (root.contains("scheduler") && check.object(root["scheduler"], "scheduler")) {
-    config.scheduler = parse_scheduler(root["scheduler"], check);
+    config.scheduler = parse_scheduler(root["scheduler"], source_name, check);
   }
   if (root.contains("fp16") && check.object(root["fp16"], "fp16")) {
     config.fp16 = parse_fp16(root["fp16"], source_name, check);

@@ -197,15 +197,8 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
     }
   }
   if (json.scheduler) {
-    settings.lr_schedule = std::make_shared<DeepSpeedScheduleOptions>(*json.scheduler);
-    const bool one_lr_for_all_groups = json.scheduler->type != "WarmupCosineLR";
-    settings.record(
-        "lr schedule",
-        "DeepSpeed " + json.scheduler->type +
-            (one_lr_for_all_groups
-                 ? " (other param groups keep lr_mult; DeepSpeed would give all the same lr)"
-                 : " (each param group scaled from its own lr, as DeepSpeed does)"),
-        from + "scheduler");
+    settings.lr_schedule = json.scheduler;
+    settings.record("lr schedule", json.scheduler->describe(), from + "scheduler");
   }
   if (json.gradient_clipping) {
     if (*json.gradient_clipping > 0.0) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "olv2/config/config_json.h"
 #include "olv2/solver/deepspeed_schedules.h"
 #include "olv2/solver/mmcv_cosine_annealing.h"
 #include "olv2/solver/param_groups.h"
@@ -133,18 +134,12 @@ TEST(MmcvCosineAnnealing, ResumedStateContinuesTheSameValues) {
   EXPECT_EQ(resumed.lrs(), original.lrs());
 }
 
-DeepSpeedScheduleOptions deepspeed_options_from(const std::string& type,
-                                                const nlohmann::json& params) {
-  DeepSpeedScheduleOptions options;
-  options.type = type;
-  options.warmup_min_lr = params.value("warmup_min_lr", options.warmup_min_lr);
-  options.warmup_max_lr = params.value("warmup_max_lr", options.warmup_max_lr);
-  options.warmup_num_steps = params.value("warmup_num_steps", options.warmup_num_steps);
-  options.warmup_type = params.value("warmup_type", options.warmup_type);
-  options.total_num_steps = params.value("total_num_steps", options.total_num_steps);
-  options.warmup_min_ratio = params.value("warmup_min_ratio", options.warmup_min_ratio);
-  options.cos_min_ratio = params.value("cos_min_ratio", options.cos_min_ratio);
-  return options;
+// The schedule a DeepSpeed JSON's {"type": type, "params": params} names, through the registry.
+std::shared_ptr<const DeepSpeedScheduleOptions> deepspeed_options_from(
+    const std::string& type, const nlohmann::json& params) {
+  const nlohmann::json section = {{"type", type}, {"params", params}};
+  return deepspeed_schedule_registry().read(
+      config_from_json(section, SourceLocation{"table.json", 0, 0}, "scheduler"));
 }
 
 TEST(DeepSpeedSchedule, EqualsEveryStepOfTheTables) {
@@ -184,9 +179,8 @@ TEST(DeepSpeedSchedule, EqualsEveryStepOfTheTables) {
 }
 
 TEST(DeepSpeedSchedule, SkippedStepsDoNotAdvance) {
-  DeepSpeedScheduleOptions options;
-  options.warmup_type = "linear";
-  options.warmup_num_steps = 10;
+  const auto options =
+      deepspeed_options_from("WarmupLR", {{"warmup_type", "linear"}, {"warmup_num_steps", 10}});
   DeepSpeedSchedule schedule(options, {{1e-3, 1.0}});
   schedule.end_step(true);
   const std::vector<double> after_one = schedule.lrs();

@@ -3,6 +3,7 @@
 // batch-size inference.
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,10 +36,12 @@ struct DeepSpeedConfig {
   std::optional<int64_t> train_micro_batch_size_per_gpu;
   std::optional<int64_t> gradient_accumulation_steps;
   std::optional<DeepSpeedOptimizer> optimizer;
-  std::optional<DeepSpeedScheduleOptions> scheduler;  // params absent take DeepSpeed's defaults
-  std::optional<double> gradient_clipping;            // 0 turns clipping off, as in DeepSpeed
-  std::optional<Fp16Section> fp16;   // read by the YAML `fp16` section's schema and reader
-  std::optional<bool> bf16_enabled;  // `bf16.enabled` (or the old name `bfloat16`)
+  // A registered DeepSpeed schedule (deepspeed_schedule_registry()); params absent take
+  // DeepSpeed's defaults.
+  std::shared_ptr<const DeepSpeedScheduleOptions> scheduler;
+  std::optional<double> gradient_clipping;  // 0 turns clipping off, as in DeepSpeed
+  std::optional<Fp16Section> fp16;          // read by the YAML `fp16` section's schema and reader
+  std::optional<bool> bf16_enabled;         // `bf16.enabled` (or the old name `bfloat16`)
   // `zero_optimization.stage` (0..2; the old boolean form means 1 or 0; 3 is refused: it
   // shards the parameters themselves). Of the other keys only communication tuning is
   // accepted (and ignored: buckets and overlap come from `dist_params`).

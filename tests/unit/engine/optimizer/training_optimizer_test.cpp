@@ -64,11 +64,11 @@ TEST(OptimizerHook, AnOverflowSkipsExactlyThatStep) {
   scaler_options.hysteresis = 1;
   LinearStep step(std::make_unique<DynamicLossScaler>(scaler_options));
   const LossScaler& scaler = *step.optimizer->loss_scaler();
-  DeepSpeedScheduleOptions schedule_options;
-  schedule_options.warmup_type = "linear";
-  schedule_options.warmup_num_steps = 10;
-  schedule_options.warmup_min_lr = 1e-3;  // every step moves the weights
-  schedule_options.warmup_max_lr = 1e-2;
+  auto schedule_options = std::make_shared<WarmupLrOptions>();
+  schedule_options->warmup.type = "linear";
+  schedule_options->warmup.num_steps = 10;
+  schedule_options->min_lr = 1e-3;  // every step moves the weights
+  schedule_options->max_lr = 1e-2;
   DeepSpeedSchedule schedule(schedule_options, {{1e-2, 1.0}});
 
   TrainContext context;

@@ -62,14 +62,19 @@ TEST(AutoScaleLr, EveryLrMultGroupFollows) {
 
 TEST(AutoScaleLr, DeepSpeedScheduleLrsScaleToo) {
   TrainingSettings settings = baseline_settings();
-  DeepSpeedScheduleOptions schedule;
-  schedule.warmup_min_lr = 1e-5;
-  schedule.warmup_max_lr = 2e-4;
-  settings.lr_schedule = std::make_shared<DeepSpeedScheduleOptions>(schedule);
-  apply_auto_scale_lr(settings, enabled(2), 4);  // 4 x 2 of 2: four times
-  const auto& scaled = dynamic_cast<const DeepSpeedScheduleOptions&>(*settings.lr_schedule);
-  EXPECT_DOUBLE_EQ(scaled.warmup_min_lr, 4e-5);
-  EXPECT_DOUBLE_EQ(scaled.warmup_max_lr, 8e-4);
+  auto schedule = std::make_shared<WarmupDecayLrOptions>();
+  schedule->min_lr = 1e-5;
+  schedule->max_lr = 2e-4;
+  schedule->total_num_steps = 100;
+  settings.lr_schedule = schedule;
+  const std::vector<std::string> lines =
+      apply_auto_scale_lr(settings, enabled(2), 4);  // 4 x 2 of 2
+  const auto& scaled = dynamic_cast<const WarmupDecayLrOptions&>(*settings.lr_schedule);
+  EXPECT_DOUBLE_EQ(scaled.min_lr, 4e-5);
+  EXPECT_DOUBLE_EQ(scaled.max_lr, 8e-4);
+  EXPECT_EQ(scaled.total_num_steps, 100);
+  EXPECT_NE(lines.back().find("DeepSpeed WarmupDecayLR lrs scaled by 4 as well"), std::string::npos)
+      << lines.back();
   EXPECT_DOUBLE_EQ(settings.solver.optimizer->lr, 4e-4);
 }
 

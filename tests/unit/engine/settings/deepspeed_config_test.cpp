@@ -32,11 +32,12 @@ TEST(DeepSpeedConfig, ReadsTheShippedOriginalSettings) {
   EXPECT_EQ(config.optimizer->type, "AdamW");
   EXPECT_EQ(config.optimizer->lr, 1e-4);
   EXPECT_EQ(config.optimizer->weight_decay, 1e-2);
-  ASSERT_TRUE(config.scheduler.has_value());
-  EXPECT_EQ(config.scheduler->type, "WarmupLR");
-  EXPECT_EQ(config.scheduler->warmup_min_lr, 1e-7);
-  EXPECT_EQ(config.scheduler->warmup_num_steps, 500);
-  EXPECT_EQ(config.scheduler->warmup_type, "linear");
+  ASSERT_NE(config.scheduler, nullptr);
+  const auto& warmup_lr = dynamic_cast<const WarmupLrOptions&>(*config.scheduler);
+  EXPECT_EQ(warmup_lr.type(), "WarmupLR");
+  EXPECT_EQ(warmup_lr.min_lr, 1e-7);
+  EXPECT_EQ(warmup_lr.warmup.num_steps, 500);
+  EXPECT_EQ(warmup_lr.warmup.type, "linear");
   ASSERT_TRUE(config.fp16.has_value());
   EXPECT_EQ(config.fp16->enabled, true);
   EXPECT_FALSE(config.gradient_clipping.has_value());
@@ -50,7 +51,7 @@ TEST(DeepSpeedConfig, ReportsEveryProblemWithItsPathUnknownKeysFirst) {
   const size_t unknown = message.find("ds.json: unknown key `fp16.hysterisis`");
   EXPECT_NE(unknown, std::string::npos) << message;
   EXPECT_NE(message.find("did you mean `fp16.hysteresis`"), std::string::npos) << message;
-  EXPECT_NE(message.find("key `scheduler.params.warmup_steps`: unknown key"), std::string::npos)
+  EXPECT_NE(message.find("ds.json: unknown key `scheduler.params.warmup_steps`"), std::string::npos)
       << message;
   const size_t typed = message.find("key `gradient_clipping`: expected a number");
   EXPECT_NE(typed, std::string::npos) << message;
@@ -86,9 +87,27 @@ TEST(DeepSpeedConfig, AdamMeansDecoupledUnlessAdamWModeIsFalse) {
                   .optimizer->decoupled_weight_decay());
 }
 
+// The scheduler section is read by the DeepSpeed schedule registry: each type its own keys.
 TEST(DeepSpeedConfig, RequiresTotalStepsForDecayingSchedules) {
-  const std::string message = input_error_of(R"({"scheduler": {"type": "WarmupCosineLR"}})");
-  EXPECT_NE(message.find("scheduler.params.total_num_steps"), std::string::npos) << message;
+  for (const std::string type : {"WarmupDecayLR", "WarmupCosineLR"}) {
+    const std::string message =
+        input_error_of(R"({"scheduler": {"type": ")" + type + R"(", "params": {}}})");
+    EXPECT_NE(message.find("missing required key `scheduler.params.total_num_steps`"),
+              std::string::npos)
+        << message;
+  }
+  const std::string no_params = input_error_of(R"({"scheduler": {"type": "WarmupCosineLR"}})");
+  EXPECT_NE(no_params.find("missing required key `scheduler.params`"), std::string::npos)
+      << no_params;
+  const std::string unknown = input_error_of(R"({"scheduler": {"type": "OneCycle"}})");
+  EXPECT_NE(unknown.find("unknown DeepSpeed scheduler type `OneCycle`"), std::string::npos)
+      << unknown;
+  EXPECT_NE(unknown.find("WarmupCosineLR, WarmupDecayLR, WarmupLR"), std::string::npos) << unknown;
+  // WarmupLR takes no total_num_steps.
+  const std::string foreign =
+      input_error_of(R"({"scheduler": {"type": "WarmupLR", "params": {"total_num_steps": 10}}})");
+  EXPECT_NE(foreign.find("unknown key `scheduler.params.total_num_steps`"), std::string::npos)
+      << foreign;
 }
 
 TEST(DeepSpeedConfig, ReadsTheZeroStage) {
@@ -190,8 +209,7 @@ data:
 )";
 
 TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
-  const TrainingSettings yaml =
-      training_settings_from_config(parse_yaml(kYaml, "demo.yaml"));
+  const TrainingSettings yaml = training_settings_from_config(parse_yaml(kYaml, "demo.yaml"));
   EXPECT_NE(dynamic_cast<const CosineAnnealingOptions*>(yaml.lr_schedule.get()), nullptr);
   EXPECT_FALSE(yaml.precision.fp16);
   const TrainingSettings resolved = apply_deepspeed_config(
@@ -204,7 +222,7 @@ TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
   EXPECT_EQ(resolved.solver.grad_clip->max_norm, 35.0);
   const auto* schedule = dynamic_cast<const DeepSpeedScheduleOptions*>(resolved.lr_schedule.get());
   ASSERT_NE(schedule, nullptr);
-  EXPECT_EQ(schedule->type, "WarmupLR");
+  EXPECT_EQ(schedule->type(), "WarmupLR");
   EXPECT_EQ(resolved.samples_per_gpu, 2);
   EXPECT_EQ(resolved.accumulation_steps, 2);
   EXPECT_TRUE(resolved.precision.fp16);
@@ -226,10 +244,9 @@ TEST(TrainingSettings, JsonKeysOverrideAndAbsentKeysKeepTheYaml) {
 // The layers in order: the YAML, the DeepSpeed JSON, the command line; each setting names the
 // layer that set it last.
 TEST(TrainingSettings, TheCommandLineIsTheLastLayer) {
-  const TrainingSettings json_off =
-      apply_deepspeed_config(training_settings_from_config(parse_yaml(kYaml, "demo.yaml")),
-                             parse_deepspeed_config(R"({"fp16": {"enabled": false}})", "ds.json"),
-                             1);
+  const TrainingSettings json_off = apply_deepspeed_config(
+      training_settings_from_config(parse_yaml(kYaml, "demo.yaml")),
+      parse_deepspeed_config(R"({"fp16": {"enabled": false}})", "ds.json"), 1);
   EXPECT_FALSE(json_off.precision.fp16);
   ASSERT_NE(json_off.source_of("fp16"), nullptr);
   EXPECT_EQ(json_off.source_of("fp16")->line(), "fp16 = off <- ds.json fp16.enabled");
