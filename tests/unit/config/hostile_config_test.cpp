@@ -11,24 +11,14 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/config/schema.h"
 #include "olv2/util/error.h"
+#include "support/input_error.h"
 #include "support/temp_files.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
 namespace {
 
-// The message of the input error `action` throws; fails the test when it throws none.
-template <typename Action>
-std::string input_error_of(Action action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    EXPECT_EQ(error.status(), ExitStatus::kBadInput) << error.what();
-    return error.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
+using test::input_error_of;
 
 // Ten anchors, each a list of ten aliases of the one before: 10^10 scalars once expanded.
 std::string alias_bomb() {

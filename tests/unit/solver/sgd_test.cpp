@@ -111,11 +111,16 @@ TEST(Sgd, ItsStateMovesBothWaysWithPyTorch) {
                        scratch);
   ASSERT_EQ(run.exit_status, 0) << run.output;
 
+  // Whether a run's parameters are those of a file's `params`.
+  const auto same_params = [](const SgdRun& run, const PthValue& file) {
+    return run.a.allclose(file.at("params").at("a").as_tensor(), 1e-6, 1e-7) &&
+           run.b.allclose(file.at("params").at("b").as_tensor(), 1e-6, 1e-7);
+  };
+
   // Our state continued in PyTorch: its fourth step is ours.
   ours.step(3);
   const PthValue after_three = read_pth(scratch / "after_three.pth");
-  EXPECT_TRUE(ours.a.allclose(after_three.at("params").at("a").as_tensor(), 1e-6, 1e-7));
-  EXPECT_TRUE(ours.b.allclose(after_three.at("params").at("b").as_tensor(), 1e-6, 1e-7));
+  EXPECT_TRUE(same_params(ours, after_three));
 
   // PyTorch's state continued here: our fifth step is its.
   SgdRun theirs(after_three.at("params").at("a").as_tensor(),
@@ -123,13 +128,12 @@ TEST(Sgd, ItsStateMovesBothWaysWithPyTorch) {
   optimizer_state_from_pth(*theirs.optimizer, theirs.options, after_three.at("optimizer"));
   theirs.step(4);
   const PthValue after_four = read_pth(scratch / "after_four.pth");
-  EXPECT_TRUE(theirs.a.allclose(after_four.at("params").at("a").as_tensor(), 1e-6, 1e-7));
-  EXPECT_TRUE(theirs.b.allclose(after_four.at("params").at("b").as_tensor(), 1e-6, 1e-7));
+  EXPECT_TRUE(same_params(theirs, after_four));
   // Without the momentum buffers PyTorch wrote, the step would differ.
   SgdRun fresh(after_three.at("params").at("a").as_tensor(),
                after_three.at("params").at("b").as_tensor());
   fresh.step(4);
-  EXPECT_FALSE(fresh.a.allclose(after_four.at("params").at("a").as_tensor(), 1e-6, 1e-7));
+  EXPECT_FALSE(same_params(fresh, after_four));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "olv2/data/frame_reader.h"
 #include "olv2/util/error.h"
 #include "olv2/util/pth/pth_file.h"
+#include "support/input_error.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -19,18 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The message of the input error `body` throws (a failure when it throws none or another).
-template <typename Body>
-std::string input_error_of(Body&& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    EXPECT_EQ(error.status(), ExitStatus::kBadInput) << error.what();
-    return error.what();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return "";
-}
+using test::input_error_of;
 
 TEST(ReadFile, ReturnsEveryByte) {
   const fs::path file = test::scratch_dir("read_file_bytes") / "bytes.bin";

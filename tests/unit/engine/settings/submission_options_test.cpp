@@ -7,6 +7,7 @@
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/train_config.h"
 #include "olv2/util/error.h"
+#include "support/input_error.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -18,14 +19,7 @@ ConfigNode baseline_with(const std::vector<std::string>& overrides) {
   return root;
 }
 
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using test::input_error_of;
 
 TEST(SubmissionOptions, TheSectionBecomesTheResultsMetadata) {
   const ConfigNode root =
@@ -52,16 +46,16 @@ TEST(SubmissionOptions, WithoutTheSectionOnlyTheMethodIsNamed) {
 }
 
 TEST(SubmissionOptions, AnUnknownKeyOrAWrongTypeIsAConfigError) {
-  const std::string unknown = error_of(
+  const std::string unknown = input_error_of(
       [] { validate_config(baseline_with({"submission.email=x"}), train_config_schema()); });
   EXPECT_NE(unknown.find("submission.email"), std::string::npos) << unknown;
-  const std::string type = error_of(
+  const std::string type = input_error_of(
       [] { validate_config(baseline_with({"submission.authors=A"}), train_config_schema()); });
   EXPECT_NE(type.find("submission.authors"), std::string::npos) << type;
 }
 
 TEST(SubmissionOptions, MoreThanTenAuthorsIsAnErrorNamingTheKey) {
-  const std::string message = error_of([] {
+  const std::string message = input_error_of([] {
     engine_options_from_config(baseline_with({"submission.authors=[a,b,c,d,e,f,g,h,i,j,k]"}));
   });
   EXPECT_NE(message.find("submission.authors"), std::string::npos) << message;
