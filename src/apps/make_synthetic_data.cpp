@@ -9,6 +9,7 @@
 #include "cli/command_line.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
 #include "olv2/util/app_main.h"
+#include "olv2/util/elapsed.h"
 #include "olv2/util/error.h"
 
 int main(int argc, char** argv) {
@@ -51,8 +52,7 @@ int main(int argc, char** argv) {
   return olv2::guarded_main("make_synthetic_data", [&] {
     const auto start = std::chrono::steady_clock::now();
     const auto summary = olv2::synthetic::make_synthetic_data(options);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = olv2::seconds_since(start);
     std::printf(
         "make_synthetic_data: wrote %lld train + %lld val + %lld test frames in "
         "%lld segments (%lld lanes, "

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "olv2/data/image_io.h"
+#include "olv2/util/elapsed.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -93,7 +94,7 @@ DatasetCheckReport check_dataset(const FrameIndex& index, const DatasetCheckOpti
     }
     if (progress) progress(i + 1, index.size());
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = seconds_since(start);
   return report;
 }
 

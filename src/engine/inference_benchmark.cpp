@@ -20,6 +20,7 @@
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/models/build.h"
 #include "olv2/util/autocast_guard.h"
+#include "olv2/util/elapsed.h"
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
@@ -31,10 +32,6 @@ namespace olv2 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // What the device has queued is done: the clock then measures the work, not its launch.
 void synchronize(const c10::Device& device) {

@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include "olv2/engine/logging/python_format.h"
+#include "olv2/util/elapsed.h"
 #include "olv2/util/error.h"
 #include "olv2/util/fault_injection.h"
 #include "olv2/util/splitmix64.h"
@@ -16,10 +17,6 @@ namespace olv2 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Model randomness (dropout) of step `step` derives from (seed, step), so a resumed run draws
 // exactly what the uninterrupted run drew.

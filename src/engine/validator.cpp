@@ -12,6 +12,7 @@
 #include "olv2/evaluation/ground_truth.h"
 #include "olv2/evaluation/results_reader.h"
 #include "olv2/evaluation/results_writer.h"
+#include "olv2/util/elapsed.h"
 #include "olv2/util/fault_injection.h"
 #include "olv2/util/logging.h"
 
@@ -53,7 +54,7 @@ std::vector<FramePrediction> predict_shard(DetectorImpl& model, const OpenLaneV2
     }
     const int64_t done = static_cast<int64_t>(predictions.size());
     if (done % report_every == 0 || done == total) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      const double elapsed = seconds_since(start);
       const double eta = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
       spdlog::info("{} [{}/{}] elapsed {}, eta {}", options.progress_label, done, total,
                    python_timedelta(static_cast<int64_t>(elapsed)),

@@ -6,13 +6,6 @@
 namespace olv2 {
 namespace {
 
-std::vector<float> lane_confidences(const FramePrediction& prediction) {
-  std::vector<float> confidences;
-  confidences.reserve(prediction.lanes.size());
-  for (const LanePrediction& lane : prediction.lanes) confidences.push_back(lane.confidence);
-  return confidences;
-}
-
 // Indices of the traffic elements whose attribute passes `keep`.
 template <typename Predicate>
 std::vector<std::size_t> indices_where(std::size_t count, Predicate keep) {
@@ -56,7 +49,7 @@ LaneDetectionResult evaluate_lane_detection(const std::vector<FramePrediction>& 
   std::vector<std::vector<float>> confidences;
   confidences.reserve(predictions.size());
   for (const FramePrediction& prediction : predictions) {
-    confidences.push_back(lane_confidences(prediction));
+    confidences.push_back(prediction.lane_confidences());
   }
   for (std::size_t t = 0; t < kLaneThresholds.size(); ++t) {
     DetectionTally tally;

@@ -63,20 +63,6 @@ void collect_vertex_aps(const std::vector<std::int8_t>& ground_truth,
   }
 }
 
-std::vector<float> lane_confidences(const FramePrediction& prediction) {
-  std::vector<float> confidences;
-  for (const LanePrediction& lane : prediction.lanes) confidences.push_back(lane.confidence);
-  return confidences;
-}
-
-std::vector<float> traffic_element_confidences(const FramePrediction& prediction) {
-  std::vector<float> confidences;
-  for (const TrafficElementPrediction& element : prediction.traffic_elements) {
-    confidences.push_back(element.confidence);
-  }
-  return confidences;
-}
-
 // v1.0: the matched predictions at confidence level `level` of the frame.
 std::vector<int> confident_predictions(const FrameMatch& match, std::size_t num_ground_truth,
                                        const std::vector<float>& confidences, int level) {
@@ -220,7 +206,7 @@ TopologyScore evaluate_topology_lclc(const std::vector<FrameGroundTruth>& ground
         const FrameMatch& match = lanes.matches[t][f];
         const std::vector<int> lane_prediction =
             version == MetricVersion::kV1_0
-                ? confident_predictions(match, n, lane_confidences(predictions[f]), level)
+                ? confident_predictions(match, n, predictions[f].lane_confidences(), level)
                 : prediction_of_ground_truth(match, n);
         const std::vector<double> scores =
             project_topology(gt.topology_lclc, n, n, predictions[f].topology_lclc,
@@ -252,9 +238,9 @@ TopologyScore evaluate_topology_lcte(const std::vector<FrameGroundTruth>& ground
         std::vector<int> element_prediction;
         if (version == MetricVersion::kV1_0) {
           lane_prediction =
-              confident_predictions(lane_match, n, lane_confidences(predictions[f]), level);
+              confident_predictions(lane_match, n, predictions[f].lane_confidences(), level);
           element_prediction = confident_predictions(
-              element_match, m, traffic_element_confidences(predictions[f]), level);
+              element_match, m, predictions[f].traffic_element_confidences(), level);
         } else {
           lane_prediction = prediction_of_ground_truth(lane_match, n);
           element_prediction = prediction_of_ground_truth(element_match, m);

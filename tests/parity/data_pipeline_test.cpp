@@ -15,6 +15,7 @@
 #include "olv2/data/frame_reader.h"
 #include "olv2/data/image_io.h"
 #include "olv2/data/pipeline.h"
+#include "support/fixture_tolerances.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -25,7 +26,6 @@ using Json = nlohmann::ordered_json;
 // Tolerances of the fixtures README.
 constexpr double kImageTol = 1e-6;         // normalised pixels without resampling
 constexpr double kResizedImageTol = 1e-4;  // the front camera after cv::resize
-constexpr double kMatrixRelTol = 1e-12;    // lidar2img
 constexpr double kCanBusTol = 1e-12;
 constexpr double kBezierRelTol = 1e-5;
 
@@ -195,9 +195,9 @@ void DataPipelineParity::check_split(const std::string& split) {
       } else if (name == "img_full_shape") {
         expect_exact(at::tensor(sample.img.sizes().vec(), at::kLong), expected, key);
       } else if (name == "lidar2img") {
-        expect_close(sample.lidar2img, expected, kMatrixRelTol, key, true);
+        expect_close(sample.lidar2img, expected, test::kMatrixRelTol, key, true);
       } else if (name == "lidar2img_before_resize") {
-        expect_close(matrices_tensor(before.lidar2img), expected, kMatrixRelTol, key, true);
+        expect_close(matrices_tensor(before.lidar2img), expected, test::kMatrixRelTol, key, true);
       } else if (name == "img_shape") {
         expect_exact(shapes_tensor(sample.meta.img_shape), expected, key);
       } else if (name == "pad_shape") {

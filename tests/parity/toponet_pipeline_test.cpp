@@ -20,13 +20,13 @@
 #include "olv2/data/transforms/crop_front_view.h"
 #include "olv2/data/transforms/grid_mask.h"
 #include "olv2/data/transforms/lane_parameterize_3d.h"
+#include "support/fixture_tolerances.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
 namespace {
 
 constexpr double kStatisticTol = 1e-6;
-constexpr double kMatrixRelTol = 1e-12;
 const std::set<std::string> kRandomTransforms = {"PhotoMetricDistortionMultiViewImage",
                                                  "GridMaskMultiViewImage"};
 
@@ -159,7 +159,7 @@ void TopoNetPipelineParity::check_split(const std::string& split) {
     expect_within(planes.std(2, /*unbiased=*/false), expect("img_std"), kStatisticTol, "img_std");
     expect_equal_values(at::tensor(s.img.sizes().vec(), at::kLong), expect("img_full_shape"),
                         "img_full_shape");
-    expect_within(s.lidar2img, expect("lidar2img"), kMatrixRelTol, "lidar2img", true);
+    expect_within(s.lidar2img, expect("lidar2img"), test::kMatrixRelTol, "lidar2img", true);
     expect_equal_values(shapes_of(s.meta.img_shape), expect("img_shape"), "img_shape");
     expect_equal_values(shapes_of(data.ori_shape), expect("ori_shape"), "ori_shape");
     expect_equal_values(shapes_of(s.meta.pad_shape), expect("pad_shape"), "pad_shape");
@@ -217,33 +217,33 @@ TEST_F(TopoNetPipelineParity, TheCropAndTheScaleOneAtATime) {
 
   for (size_t c = 0; c < loaded.lidar2img.size(); ++c) {
     expect_within(matrix_of(loaded.lidar2img[c]),
-                  expect("loaded.lidar2img")[static_cast<int64_t>(c)], kMatrixRelTol,
+                  expect("loaded.lidar2img")[static_cast<int64_t>(c)], test::kMatrixRelTol,
                   "loaded.lidar2img", true);
   }
-  expect_within(matrix_of(loaded.cam_intrinsic[0]), expect("loaded.cam_intrinsic0"), kMatrixRelTol,
-                "loaded.cam_intrinsic0", true);
+  expect_within(matrix_of(loaded.cam_intrinsic[0]), expect("loaded.cam_intrinsic0"),
+                test::kMatrixRelTol, "loaded.cam_intrinsic0", true);
   expect_equal_values(boxes_of(loaded), expect("loaded.gt_bboxes"), "loaded.gt_bboxes");
 
   expect_equal_values(shapes_of(cropped.img_shape), expect("crop.img_shape"), "crop.img_shape");
   expect_equal_values(shapes_of(cropped.ori_shape), expect("crop.ori_shape"), "crop.ori_shape");
   expect_equal_values(offsets_of(cropped.crop_shape, cropped.img_shape.size()),
                       expect("crop.crop_shape"), "crop.crop_shape");
-  expect_within(matrix_of(cropped.lidar2img[0]), expect("crop.lidar2img0"), kMatrixRelTol,
+  expect_within(matrix_of(cropped.lidar2img[0]), expect("crop.lidar2img0"), test::kMatrixRelTol,
                 "crop.lidar2img0", true);
-  expect_within(matrix_of(cropped.cam_intrinsic[0]), expect("crop.cam_intrinsic0"), kMatrixRelTol,
-                "crop.cam_intrinsic0", true);
+  expect_within(matrix_of(cropped.cam_intrinsic[0]), expect("crop.cam_intrinsic0"),
+                test::kMatrixRelTol, "crop.cam_intrinsic0", true);
   expect_equal_values(boxes_of(cropped), expect("crop.gt_bboxes"), "crop.gt_bboxes");
   expect_equal_values(at::tensor(cropped.gt_te_labels, at::kLong), expect("crop.gt_labels"),
                       "crop.gt_labels");
 
   expect_equal_values(shapes_of(scaled.img_shape), expect("scale.img_shape"), "scale.img_shape");
   expect_equal_values(shapes_of(scaled.ori_shape), expect("scale.ori_shape"), "scale.ori_shape");
-  expect_within(matrix_of(scaled.lidar2img[0]), expect("scale.lidar2img0"), kMatrixRelTol,
+  expect_within(matrix_of(scaled.lidar2img[0]), expect("scale.lidar2img0"), test::kMatrixRelTol,
                 "scale.lidar2img0", true);
-  expect_within(matrix_of(scaled.lidar2img[1]), expect("scale.lidar2img1"), kMatrixRelTol,
+  expect_within(matrix_of(scaled.lidar2img[1]), expect("scale.lidar2img1"), test::kMatrixRelTol,
                 "scale.lidar2img1", true);
-  expect_within(matrix_of(scaled.cam_intrinsic[0]), expect("scale.cam_intrinsic0"), kMatrixRelTol,
-                "scale.cam_intrinsic0", true);
+  expect_within(matrix_of(scaled.cam_intrinsic[0]), expect("scale.cam_intrinsic0"),
+                test::kMatrixRelTol, "scale.cam_intrinsic0", true);
   expect_equal_values(boxes_of(scaled), expect("scale.gt_bboxes"), "scale.gt_bboxes");
 }
 

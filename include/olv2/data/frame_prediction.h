@@ -65,6 +65,20 @@ struct FramePrediction {
   float lcte(std::size_t lane, std::size_t element) const {
     return topology_lcte[lane * traffic_elements.size() + element];
   }
+  std::vector<float> lane_confidences() const {
+    std::vector<float> confidences;
+    confidences.reserve(lanes.size());
+    for (const LanePrediction& lane : lanes) confidences.push_back(lane.confidence);
+    return confidences;
+  }
+  std::vector<float> traffic_element_confidences() const {
+    std::vector<float> confidences;
+    confidences.reserve(traffic_elements.size());
+    for (const TrafficElementPrediction& element : traffic_elements) {
+      confidences.push_back(element.confidence);
+    }
+    return confidences;
+  }
 };
 
 }  // namespace olv2

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "olv2/engine/train_context.h"
+#include "olv2/util/elapsed.h"
 #include "olv2/util/peak_memory.h"
 
 namespace olv2 {
@@ -41,7 +42,7 @@ void IterTimerHook::before_step(TrainContext& context) {
 
 void IterTimerHook::after_step(TrainContext& context) {
   StepState& step = context.step;
-  step.time = std::chrono::duration<double>(std::chrono::steady_clock::now() - step.start).count();
+  step.time = seconds_since(step.start);
   step_seconds_ += step.time;
   ++steps_;
   const int64_t remaining = context.max_epochs * context.steps_per_epoch - context.iteration;
