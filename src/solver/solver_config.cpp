@@ -10,6 +10,7 @@ SolverOptions SolverOptions::from_config(const ConfigNode& optimizer,
                                          const ConfigNode* optimizer_config) {
   SolverOptions options;
   options.optimizer = optimizer_registry().read(optimizer);
+  options.optimizer_section = optimizer;
   if (optimizer_config != nullptr && !optimizer_config->is_null()) {
     const ConfigNode* clip = optimizer_config->find("grad_clip");
     if (clip != nullptr && !clip->is_null())

@@ -65,6 +65,12 @@ class Registry {
     return found->second.read(section);
   }
 
+  // The schema of the type registered as `name`, or null when there is none.
+  const Schema* type_schema(const std::string& name) const {
+    const auto found = types_.find(name);
+    return found == types_.end() ? nullptr : &found->second.schema;
+  }
+
   std::vector<std::string> types() const {
     std::vector<std::string> names;
     for (const auto& [name, type] : types_) names.push_back(name);

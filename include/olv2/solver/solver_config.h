@@ -16,6 +16,9 @@ struct SolverOptions {
   // never changed: a setting laid over it (DeepSpeed, auto_scale_lr) replaces it with an edited
   // copy.
   std::shared_ptr<const OptimizerOptions> optimizer;
+  // The `optimizer` section `optimizer` was read from, which a DeepSpeed JSON's optimizer is laid
+  // over.
+  ConfigNode optimizer_section;
   // `optimizer_config.grad_clip`; none: no clipping.
   std::optional<GradClipOptions> grad_clip;
 

@@ -2,37 +2,27 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "olv2/config/config_json.h"
 #include "olv2/config/schema.h"
+#include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
 
 namespace olv2 {
 namespace {
 
-using Json = nlohmann::json;
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kTopLevelKeys = {"train_batch_size",
-                                                "train_micro_batch_size_per_gpu",
-                                                "gradient_accumulation_steps",
-                                                "optimizer",
-                                                "scheduler",
-                                                "gradient_clipping",
-                                                "fp16",
-                                                "bf16",
-                                                "bfloat16",
-                                                "zero_optimization",
-                                                "steps_per_print",
-                                                "wall_clock_breakdown"};
-const std::vector<std::string> kOptimizerParams = {"lr",           "betas",       "eps",
-                                                   "weight_decay", "adam_w_mode", "torch_adam"};
-// Keys that only tune how sharded training communicates; they change nothing
-// in the arithmetic of a step, so without sharding they are accepted and ignored.
+// Keys that only tune how sharded training communicates; they change nothing in the arithmetic
+// of a step, so they are accepted and ignored.
 const std::vector<std::string> kZeroBooleanKeys = {"allgather_partitions", "overlap_comm",
                                                    "reduce_scatter", "contiguous_gradients"};
 const std::vector<std::string> kZeroSizeKeys = {"allgather_bucket_size", "reduce_bucket_size"};
+// DeepSpeed's own logging.
+const std::vector<std::string> kLoggingKeys = {"steps_per_print", "wall_clock_breakdown"};
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -40,206 +30,124 @@ std::string lower(std::string text) {
   return text;
 }
 
-// Collects every problem of one file; unknown keys are kept apart so they come
-// first.
-class Checker {
- public:
-  explicit Checker(std::string file) : file_(std::move(file)) {}
-
-  bool object(const Json& value, const std::string& path) {
-    if (value.is_object()) return true;
-    problem(path, std::string("expected an object, got ") + value.type_name());
-    return false;
+Schema zero_optimization_schema() {
+  Schema section = Schema::map().optional("stage", Schema::integer().range(0, 3));
+  for (const std::string& key : kZeroBooleanKeys) section.optional(key, Schema::boolean());
+  for (const std::string& key : kZeroSizeKeys) {
+    section.optional(key, Schema::number().range(0, kUnbounded));
   }
+  return Schema::either(Schema::boolean(), section);
+}
 
-  void known_keys(const Json& object, const std::string& prefix,
-                  const std::vector<std::string>& allowed) {
-    for (const auto& item : object.items()) {
-      if (std::find(allowed.begin(), allowed.end(), item.key()) != allowed.end()) continue;
-      std::string message = "unknown key";
-      const std::string suggestion = closest_match(item.key(), allowed);
-      if (!suggestion.empty()) message += ", did you mean `" + suggestion + "`?";
-      unknown_.push_back(line(join(prefix, item.key()), message));
-    }
+// Every key this trainer reads from a DeepSpeed JSON; the optimizer's params are checked by the
+// schema of the optimizer they name (optimizer_params_schema).
+Schema deepspeed_config_schema() {
+  const Schema batch = Schema::integer().range(1, kUnbounded);
+  const Schema bf16 = Schema::map().optional("enabled", Schema::boolean());
+  Schema schema = Schema::map()
+                      .optional("train_batch_size", batch)
+                      .optional("train_micro_batch_size_per_gpu", batch)
+                      .optional("gradient_accumulation_steps", batch)
+                      .optional("optimizer", Schema::map()
+                                                 .required("type", Schema::string())
+                                                 .optional("params", Schema::open_map()))
+                      .optional("scheduler", deepspeed_schedule_registry().schema())
+                      .optional("gradient_clipping", Schema::number().range(0, kUnbounded))
+                      .optional("fp16", Fp16Section::schema())
+                      .optional("bf16", bf16)
+                      .optional("bfloat16", bf16)
+                      .optional("zero_optimization", zero_optimization_schema());
+  for (const std::string& key : kLoggingKeys) schema.optional(key, Schema::any());
+  return schema;
+}
+
+bool is_deepspeed_adam(const std::string& type) {
+  const std::string name = lower(type);
+  return name == "adam" || name == "adamw";
+}
+
+// The registered optimizer a DeepSpeed `optimizer.type` names, or "" when none.
+std::string registered_type(const std::string& type, const ConfigNode* params) {
+  if (is_deepspeed_adam(type)) {
+    const ConfigNode* mode = params == nullptr ? nullptr : params->find("adam_w_mode");
+    const bool decoupled =
+        lower(type) == "adamw" || mode == nullptr || !mode->is_bool() || mode->as_bool();
+    return decoupled ? "AdamW" : "Adam";
   }
+  const std::vector<std::string> types = optimizer_registry().types();
+  return std::find(types.begin(), types.end(), type) == types.end() ? "" : type;
+}
 
-  std::optional<int64_t> integer(const Json& object, const std::string& prefix,
-                                 const std::string& key, int64_t minimum) {
-    if (!object.contains(key)) return std::nullopt;
-    const Json& value = object.at(key);
-    if (!value.is_number_integer() || value.get<int64_t>() < minimum) {
-      problem(join(prefix, key),
-              "expected an integer >= " + std::to_string(minimum) + ", got " + value.dump());
-      return std::nullopt;
-    }
-    return value.get<int64_t>();
+// `params`: the keys of the optimizer's own schema but its `type` (none required: the YAML
+// section gives what they leave out), and for DeepSpeed's Adam its two keys of its own.
+Schema optimizer_params_schema(const std::string& written_type, const Schema& optimizer) {
+  Schema params = Schema::map();
+  for (const std::string& key : optimizer.field_names()) {
+    if (key != "type") params.optional(key, *optimizer.field(key));
   }
-
-  std::optional<int64_t> integer_in(const Json& object, const std::string& prefix,
-                                    const std::string& key, int64_t minimum, int64_t maximum) {
-    if (!object.contains(key)) return std::nullopt;
-    const Json& value = object.at(key);
-    if (!value.is_number_integer() || value.get<int64_t>() < minimum ||
-        value.get<int64_t>() > maximum) {
-      problem(join(prefix, key), "expected an integer from " + std::to_string(minimum) + " to " +
-                                     std::to_string(maximum) + ", got " + value.dump());
-      return std::nullopt;
-    }
-    return value.get<int64_t>();
+  if (is_deepspeed_adam(written_type)) {
+    params.optional("adam_w_mode", Schema::boolean()).optional("torch_adam", Schema::boolean());
   }
+  return params;
+}
 
-  std::optional<double> number(const Json& object, const std::string& prefix,
-                               const std::string& key) {
-    if (!object.contains(key)) return std::nullopt;
-    const Json& value = object.at(key);
-    if (!value.is_number() || value.get<double>() < 0.0) {
-      problem(join(prefix, key), "expected a number >= 0, got " + value.dump());
-      return std::nullopt;
-    }
-    return value.get<double>();
+void collect(Schema::ProblemsByKind& all, const Schema::ProblemsByKind& more) {
+  all.unknown_keys.insert(all.unknown_keys.end(), more.unknown_keys.begin(),
+                          more.unknown_keys.end());
+  all.others.insert(all.others.end(), more.others.begin(), more.others.end());
+}
+
+std::optional<DeepSpeedOptimizer> read_optimizer(const ConfigNode& section,
+                                                 Schema::ProblemsByKind& problems) {
+  const ConfigNode& type = section.at("type");
+  const ConfigNode* params = section.find("params");
+  const std::string registered = registered_type(type.as_string(), params);
+  if (registered.empty()) {
+    std::string known;
+    for (const std::string& name : optimizer_registry().types()) known += ", " + name;
+    problems.others.push_back(type.where() + ": unknown optimizer type `" + type.as_string() +
+                              "` (expected DeepSpeed's Adam or AdamW, in any letter case, or a " +
+                              "registered optimizer by torch.optim's name: " + known.substr(2) +
+                              ")");
+    return std::nullopt;
   }
-
-  std::optional<bool> boolean(const Json& object, const std::string& prefix,
-                              const std::string& key) {
-    if (!object.contains(key)) return std::nullopt;
-    if (!object.at(key).is_boolean()) {
-      problem(join(prefix, key), "expected true or false, got " + object.at(key).dump());
-      return std::nullopt;
-    }
-    return object.at(key).get<bool>();
-  }
-
-  std::optional<std::string> choice(const Json& object, const std::string& prefix,
-                                    const std::string& key,
-                                    const std::vector<std::string>& allowed) {
-    if (!object.contains(key)) return std::nullopt;
-    const Json& value = object.at(key);
-    if (!value.is_string() ||
-        std::find(allowed.begin(), allowed.end(), value.get<std::string>()) == allowed.end()) {
-      std::string expected;
-      for (const std::string& option : allowed) expected += (expected.empty() ? "" : ", ") + option;
-      problem(join(prefix, key), "expected one of " + expected + ", got " + value.dump());
-      return std::nullopt;
-    }
-    return value.get<std::string>();
-  }
-
-  // Problems a schema found in a section read with config_from_json: its unknown keys first,
-  // as this checker's own.
-  void schema_problems(const Schema::ProblemsByKind& problems) {
-    unknown_.insert(unknown_.end(), problems.unknown_keys.begin(), problems.unknown_keys.end());
-    others_.insert(others_.end(), problems.others.begin(), problems.others.end());
-  }
-
-  void problem(const std::string& path, const std::string& message) {
-    others_.push_back(line(path, message));
-  }
-
-  void throw_if_any() const {
-    if (unknown_.empty() && others_.empty()) return;
-    std::string message = "DeepSpeed config " + file_ + ": " +
-                          std::to_string(unknown_.size() + others_.size()) + " problem(s):";
-    for (const std::string& text : unknown_) message += "\n  " + text;
-    for (const std::string& text : others_) message += "\n  " + text;
-    throw input_error(message);
-  }
-
- private:
-  static std::string join(const std::string& prefix, const std::string& key) {
-    return prefix.empty() ? key : prefix + "." + key;
-  }
-  std::string line(const std::string& path, const std::string& message) const {
-    return file_ + ": key `" + path + "`: " + message;
-  }
-
-  std::string file_;
-  std::vector<std::string> unknown_;
-  std::vector<std::string> others_;
-};
-
-DeepSpeedOptimizer parse_optimizer(const Json& section, Checker& check) {
   DeepSpeedOptimizer optimizer;
-  check.known_keys(section, "optimizer", {"type", "params"});
-  if (!section.contains("type") || !section.at("type").is_string()) {
-    check.problem("optimizer.type", "expected AdamW or Adam");
-  } else {
-    optimizer.type = section.at("type").get<std::string>();
-    const std::string name = lower(optimizer.type);
-    if (name != "adamw" && name != "adam") {
-      check.problem("optimizer.type",
-                    "`" + optimizer.type + "` is not supported, expected AdamW or Adam");
-    }
+  optimizer.written_type = type.as_string();
+  optimizer.keys = ConfigNode::map(section.location());
+  optimizer.keys.set("type", ConfigNode::scalar(registered, type.location(), true));
+  if (params == nullptr || !params->is_map()) return optimizer;
+  const Schema schema = optimizer_params_schema(optimizer.written_type,
+                                                *optimizer_registry().type_schema(registered));
+  const Schema::ProblemsByKind found = schema.problems_by_kind(*params);
+  if (!found.unknown_keys.empty() || !found.others.empty()) {
+    collect(problems, found);
+    return std::nullopt;
   }
-  if (!section.contains("params")) return optimizer;
-  const Json& params = section.at("params");
-  if (!check.object(params, "optimizer.params")) return optimizer;
-  check.known_keys(params, "optimizer.params", kOptimizerParams);
-  optimizer.lr = check.number(params, "optimizer.params", "lr");
-  optimizer.weight_decay = check.number(params, "optimizer.params", "weight_decay");
-  optimizer.eps = check.number(params, "optimizer.params", "eps");
-  optimizer.adam_w_mode = check.boolean(params, "optimizer.params", "adam_w_mode");
-  optimizer.torch_adam = check.boolean(params, "optimizer.params", "torch_adam");
-  if (params.contains("betas")) {
-    const Json& betas = params.at("betas");
-    if (betas.is_array() && betas.size() == 2 && betas[0].is_number() && betas[1].is_number()) {
-      optimizer.betas = std::array<double, 2>{betas[0].get<double>(), betas[1].get<double>()};
-    } else {
-      check.problem("optimizer.params.betas", "expected two numbers, got " + betas.dump());
+  for (const auto& [key, value] : params->entries()) {
+    if (key == "torch_adam") {
+      optimizer.torch_adam = value.as_bool();
+    } else if (key != "adam_w_mode") {
+      optimizer.keys.set(key, value);
     }
   }
   return optimizer;
 }
 
-// The section through the DeepSpeed schedule registry's schema and reader.
-std::shared_ptr<const DeepSpeedScheduleOptions> parse_scheduler(const Json& section,
-                                                                const std::string& file,
-                                                                Checker& check) {
-  const ConfigNode node = config_from_json(section, SourceLocation{file, 0, 0}, "scheduler");
-  const Schema::ProblemsByKind problems =
-      deepspeed_schedule_registry().schema().problems_by_kind(node);
-  if (!problems.unknown_keys.empty() || !problems.others.empty()) {
-    check.schema_problems(problems);
-    return nullptr;
-  }
-  return deepspeed_schedule_registry().read(node);
+std::optional<int64_t> integer(const ConfigNode& root, const std::string& key) {
+  const ConfigNode* node = root.find(key);
+  if (node == nullptr) return std::nullopt;
+  return node->as_int();
 }
 
-// The YAML `fp16` section's schema and reader over the JSON section.
-std::optional<Fp16Section> parse_fp16(const Json& section, const std::string& file,
-                                      Checker& check) {
-  const ConfigNode node = config_from_json(section, SourceLocation{file, 0, 0}, "fp16");
-  const Schema::ProblemsByKind problems = Fp16Section::schema().problems_by_kind(node);
-  if (!problems.unknown_keys.empty() || !problems.others.empty()) {
-    check.schema_problems(problems);
-    return std::nullopt;
-  }
-  return Fp16Section::from_config(node);
-}
-
-std::optional<int64_t> parse_zero_optimization(const Json& section, Checker& check,
-                                               std::vector<std::string>& ignored) {
-  if (section.is_boolean()) return section.get<bool>() ? 1 : 0;
-  if (!check.object(section, "zero_optimization")) return std::nullopt;
-  std::vector<std::string> allowed = {"stage"};
-  allowed.insert(allowed.end(), kZeroBooleanKeys.begin(), kZeroBooleanKeys.end());
-  allowed.insert(allowed.end(), kZeroSizeKeys.begin(), kZeroSizeKeys.end());
-  check.known_keys(section, "zero_optimization", allowed);
-  for (const std::string& key : kZeroBooleanKeys) check.boolean(section, "zero_optimization", key);
-  for (const std::string& key : kZeroSizeKeys) check.number(section, "zero_optimization", key);
-  for (const auto& item : section.items()) {
-    if (item.key() == "stage") continue;
-    ignored.push_back("zero_optimization." + item.key() +
+int64_t read_zero_optimization(const ConfigNode& section, std::vector<std::string>& ignored) {
+  if (section.is_scalar()) return section.as_bool() ? 1 : 0;
+  for (const auto& [key, value] : section.entries()) {
+    if (key == "stage") continue;
+    ignored.push_back("zero_optimization." + key +
                       ": communication tuning; buckets and overlap come from dist_params "
                       "(bucket_cap_mb, overlap_comm)");
   }
-  const std::optional<int64_t> stage =
-      check.integer_in(section, "zero_optimization", "stage", 0, 3);
-  if (stage == 3) {
-    check.problem("zero_optimization.stage",
-                  "3 shards the parameters themselves, which this trainer does not; stages 1 "
-                  "(optimizer state) and 2 (optimizer state and gradients) are supported");
-  }
-  return stage.value_or(0);
+  return section.get<int64_t>("stage", 0);
 }
 
 std::string parse_error_location(const std::string& text, size_t byte) {
@@ -258,51 +166,70 @@ std::string parse_error_location(const std::string& text, size_t byte) {
 
 }  // namespace
 
-bool DeepSpeedOptimizer::decoupled_weight_decay() const {
-  return lower(type) == "adamw" || adam_w_mode.value_or(true);
+ConfigNode DeepSpeedOptimizer::laid_over(const ConfigNode& yaml_section) const {
+  const Schema& schema = *optimizer_registry().type_schema(type());
+  ConfigNode section = keys;
+  for (const auto& [key, value] : yaml_section.entries()) {
+    if (!section.has(key) && schema.field(key) != nullptr) section.set(key, value);
+  }
+  validate_config(section, schema);
+  return section;
 }
 
 DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::string& source_name) {
-  Json root;
+  nlohmann::json json;
   try {
-    root = Json::parse(text);
-  } catch (const Json::parse_error& error) {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
     throw input_error(source_name + ":" + parse_error_location(text, error.byte) +
                       ": not valid JSON: " + error.what());
   }
-  Checker check(source_name);
+  const ConfigNode root = config_from_json(json, SourceLocation{source_name, 0, 0}, "");
+  Schema::ProblemsByKind problems = deepspeed_config_schema().problems_by_kind(root);
   DeepSpeedConfig config;
   config.file = source_name;
-  if (!check.object(root, "(top level)")) check.throw_if_any();
-  check.known_keys(root, "", kTopLevelKeys);
-  config.train_batch_size = check.integer(root, "", "train_batch_size", 1);
-  config.train_micro_batch_size_per_gpu =
-      check.integer(root, "", "train_micro_batch_size_per_gpu", 1);
-  config.gradient_accumulation_steps = check.integer(root, "", "gradient_accumulation_steps", 1);
-  config.gradient_clipping = check.number(root, "", "gradient_clipping");
-  if (root.contains("optimizer") && check.object(root["optimizer"], "optimizer")) {
-    config.optimizer = parse_optimizer(root["optimizer"], check);
+  // The optimizer's params and the ZeRO stage, where their sections are well formed.
+  const ConfigNode* optimizer = root.find("optimizer");
+  if (optimizer != nullptr && optimizer->is_map() && optimizer->has("type") &&
+      optimizer->at("type").is_scalar()) {
+    config.optimizer = read_optimizer(*optimizer, problems);
   }
-  if (root.contains("scheduler") && check.object(root["scheduler"], "scheduler")) {
-    config.scheduler = parse_scheduler(root["scheduler"], source_name, check);
+  const ConfigNode* zero = root.find("zero_optimization");
+  const ConfigNode* stage = zero == nullptr ? nullptr : zero->find("stage");
+  if (stage != nullptr && stage->is_int() && stage->as_int() == 3) {
+    problems.others.push_back(
+        stage->where() +
+        ": 3 shards the parameters themselves, which this trainer does not; stages 1 "
+        "(optimizer state) and 2 (optimizer state and gradients) are supported");
   }
-  if (root.contains("fp16") && check.object(root["fp16"], "fp16")) {
-    config.fp16 = parse_fp16(root["fp16"], source_name, check);
+  const size_t count = problems.unknown_keys.size() + problems.others.size();
+  if (count > 0) {
+    std::string message =
+        "DeepSpeed config " + source_name + ": " + std::to_string(count) + " problem(s):";
+    for (const std::string& line : problems.unknown_keys) message += "\n  " + line;
+    for (const std::string& line : problems.others) message += "\n  " + line;
+    throw input_error(message);
   }
+
+  config.train_batch_size = integer(root, "train_batch_size");
+  config.train_micro_batch_size_per_gpu = integer(root, "train_micro_batch_size_per_gpu");
+  config.gradient_accumulation_steps = integer(root, "gradient_accumulation_steps");
+  if (const ConfigNode* clipping = root.find("gradient_clipping")) {
+    config.gradient_clipping = clipping->as_double();
+  }
+  if (const ConfigNode* scheduler = root.find("scheduler")) {
+    config.scheduler = deepspeed_schedule_registry().read(*scheduler);
+  }
+  if (const ConfigNode* fp16 = root.find("fp16")) config.fp16 = Fp16Section::from_config(*fp16);
   for (const char* key : {"bf16", "bfloat16"}) {
-    if (root.contains(key) && check.object(root[key], key)) {
-      check.known_keys(root[key], key, {"enabled"});
-      config.bf16_enabled = check.boolean(root[key], key, "enabled").value_or(false);
+    if (const ConfigNode* bf16 = root.find(key)) {
+      config.bf16_enabled = bf16->get<bool>("enabled", false);
     }
   }
-  if (root.contains("zero_optimization")) {
-    config.zero_stage = parse_zero_optimization(root["zero_optimization"], check, config.ignored);
+  if (zero != nullptr) config.zero_stage = read_zero_optimization(*zero, config.ignored);
+  for (const std::string& key : kLoggingKeys) {
+    if (root.has(key)) config.ignored.push_back(key + ": DeepSpeed's own logging");
   }
-  for (const char* key : {"steps_per_print", "wall_clock_breakdown"}) {
-    if (root.contains(key))
-      config.ignored.push_back(std::string(key) + ": DeepSpeed's own logging");
-  }
-  check.throw_if_any();
   return config;
 }
 

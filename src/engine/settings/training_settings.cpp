@@ -1,10 +1,12 @@
 #include "olv2/engine/settings/training_settings.h"
 
+#include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "olv2/data/data_section.h"
 #include "olv2/engine/precision/make_loss_scaler.h"
-#include "olv2/solver/adam.h"
+#include "olv2/solver/optimizer.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -60,7 +62,7 @@ void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& 
   } else {
     precision.scaler_kind = LossScalerKind::kFp16Optimizer;
     precision.scaler = fp16.loss_scaler_options();
-    const bool unfused = json.optimizer && json.optimizer->torch_adam.value_or(false);
+    const bool unfused = json.optimizer && json.optimizer->torch_adam;
     if (unfused && !fp16.names_dynamic_scaling_key()) precision.scaler.min_loss_scale = 0.25;
     source += std::string(" without ZeRO (") +
               (unfused ? "optimizer.params.torch_adam: FP16_UnfusedOptimizer"
@@ -77,6 +79,23 @@ void select_deepspeed_scaler(TrainingSettings& settings, const DeepSpeedConfig& 
   settings.record("loss scaler", scaler_text(precision), source);
 }
 
+// Records the optimizer's settings (its type aside), each key's from `source_of_key`.
+void record_optimizer(TrainingSettings& settings,
+                      const std::function<std::string(const std::string& key)>& source_of_key) {
+  const OptimizerOptions& chosen = *settings.solver.optimizer;
+  settings.record("optimizer.lr", text(chosen.lr), source_of_key("lr"));
+  settings.record("optimizer.weight_decay", text(chosen.weight_decay),
+                  source_of_key("weight_decay"));
+  for (const auto& [key, values] : chosen.own_settings()) {
+    std::string value;
+    for (const double number : values) value += (value.empty() ? "" : ", ") + text(number);
+    settings.record("optimizer." + key, value, source_of_key(key));
+  }
+  settings.record("optimizer.paramwise_cfg.custom_keys",
+                  std::to_string(chosen.custom_keys.size()) + " key(s)",
+                  source_of_key("paramwise_cfg"));
+}
+
 }  // namespace
 
 void TrainingSettings::record(const std::string& setting, const std::string& value,
@@ -91,6 +110,13 @@ void TrainingSettings::record(const std::string& setting, const std::string& val
   sources.push_back({setting, value, source});
 }
 
+void TrainingSettings::forget(const std::string& setting) {
+  sources.erase(
+      std::remove_if(sources.begin(), sources.end(),
+                     [&](const SettingSource& entry) { return entry.setting == setting; }),
+      sources.end());
+}
+
 const SettingSource* TrainingSettings::source_of(const std::string& setting) const {
   for (const SettingSource& entry : sources) {
     if (entry.setting == setting) return &entry;
@@ -103,21 +129,11 @@ TrainingSettings training_settings_from_config(const ConfigNode& root) {
   const ConfigNode& optimizer = root.at("optimizer");
   const ConfigNode* optimizer_config = child(root, "optimizer_config");
   settings.solver = SolverOptions::from_config(optimizer, optimizer_config);
-  const OptimizerOptions& chosen = *settings.solver.optimizer;
-  settings.record("optimizer.type", chosen.type, yaml_source(&optimizer, "optimizer"));
-  settings.record("optimizer.lr", text(chosen.lr),
-                  yaml_source(child(optimizer, "lr"), "optimizer.lr"));
-  settings.record("optimizer.weight_decay", text(chosen.weight_decay),
-                  yaml_source(child(optimizer, "weight_decay"), "optimizer.weight_decay"));
-  for (const auto& [key, values] : chosen.own_settings()) {
-    std::string value;
-    for (const double number : values) value += (value.empty() ? "" : ", ") + text(number);
-    settings.record("optimizer." + key, value,
-                    yaml_source(child(optimizer, key), "optimizer." + key));
-  }
-  settings.record("optimizer.paramwise_cfg.custom_keys",
-                  std::to_string(chosen.custom_keys.size()) + " key(s)",
-                  yaml_source(child(optimizer, "paramwise_cfg"), "optimizer.paramwise_cfg"));
+  settings.record("optimizer.type", settings.solver.optimizer->type,
+                  yaml_source(&optimizer, "optimizer"));
+  record_optimizer(settings, [&](const std::string& key) {
+    return yaml_source(child(optimizer, key), "optimizer." + key);
+  });
   const ConfigNode* clip = optimizer_config ? child(*optimizer_config, "grad_clip") : nullptr;
   settings.record("grad_clip.max_norm",
                   settings.solver.grad_clip ? text(settings.solver.grad_clip->max_norm) : "off",
@@ -158,43 +174,29 @@ TrainingSettings apply_deepspeed_config(TrainingSettings settings, const DeepSpe
   const std::string from = json.file + " ";
   if (json.optimizer) {
     const DeepSpeedOptimizer& optimizer = *json.optimizer;
-    // DeepSpeed's Adam family replaces the config's optimizer; what its params leave out keeps
-    // the config's values (paramwise_cfg always, having no DeepSpeed counterpart).
-    auto replaced = std::make_shared<AdamOptions>();
-    if (const auto* config_adam =
-            dynamic_cast<const AdamOptions*>(settings.solver.optimizer.get())) {
-      *replaced = *config_adam;
-    } else {
-      replaced->lr = settings.solver.optimizer->lr;
-      replaced->weight_decay = settings.solver.optimizer->weight_decay;
-      replaced->custom_keys = settings.solver.optimizer->custom_keys;
+    const TrainingSettings before = settings;
+    settings.solver.optimizer_section = optimizer.laid_over(settings.solver.optimizer_section);
+    settings.solver.optimizer = optimizer_registry().read(settings.solver.optimizer_section);
+    const auto own_keys = [](const OptimizerOptions& options) {
+      std::vector<std::string> keys;
+      for (const auto& [key, values] : options.own_settings()) keys.push_back(key);
+      return keys;
+    };
+    const std::vector<std::string> kept = own_keys(*settings.solver.optimizer);
+    for (const std::string& key : own_keys(*before.solver.optimizer)) {
+      if (std::find(kept.begin(), kept.end(), key) == kept.end())
+        settings.forget("optimizer." + key);
     }
-    AdamOptions& adam = *replaced;
-    settings.solver.optimizer = replaced;
-    adam.type = optimizer.type;
-    adam.decoupled_weight_decay = optimizer.decoupled_weight_decay();
     settings.record("optimizer.type",
-                    optimizer.type + (adam.decoupled_weight_decay ? " (decoupled weight decay)"
-                                                                  : " (L2 weight decay)"),
+                    optimizer.type() + (optimizer.written_type == optimizer.type()
+                                            ? ""
+                                            : " (DeepSpeed `" + optimizer.written_type + "`)"),
                     from + "optimizer.type");
-    const std::string params = from + "optimizer.params.";
-    if (optimizer.lr) {
-      adam.lr = *optimizer.lr;
-      settings.record("optimizer.lr", text(adam.lr), params + "lr");
-    }
-    if (optimizer.weight_decay) {
-      adam.weight_decay = *optimizer.weight_decay;
-      settings.record("optimizer.weight_decay", text(adam.weight_decay), params + "weight_decay");
-    }
-    if (optimizer.betas) {
-      adam.betas = *optimizer.betas;
-      settings.record("optimizer.betas", text(adam.betas[0]) + ", " + text(adam.betas[1]),
-                      params + "betas");
-    }
-    if (optimizer.eps) {
-      adam.eps = *optimizer.eps;
-      settings.record("optimizer.eps", text(adam.eps), params + "eps");
-    }
+    record_optimizer(settings, [&](const std::string& key) {
+      if (optimizer.keys.has(key)) return from + "optimizer.params." + key;
+      const SettingSource* earlier = before.source_of("optimizer." + key);
+      return earlier != nullptr ? earlier->source : yaml_source(nullptr, "optimizer." + key);
+    });
   }
   if (json.scheduler) {
     settings.lr_schedule = json.scheduler;

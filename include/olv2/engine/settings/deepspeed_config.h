@@ -1,35 +1,37 @@
 #pragma once
-// DeepSpeed JSON configs: the keys this trainer understands, their validation, and DeepSpeed's
-// batch-size inference.
-#include <array>
+// DeepSpeed JSON configs: the keys this trainer understands, read through the same schemas and
+// registries as the YAML config's sections, and DeepSpeed's batch-size inference.
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "olv2/config/config_node.h"
 #include "olv2/engine/precision/fp16_section.h"
 #include "olv2/solver/deepspeed_schedules.h"
 
 namespace olv2 {
 
-// `optimizer`: type and params. DeepSpeed's "Adam" means decoupled weight decay
-// (AdamW) unless params.adam_w_mode is false.
+// `optimizer`: `type` and `params`. DeepSpeed's own Adam (`Adam` or `AdamW`, in any letter case)
+// is the registered AdamW, or Adam (L2 weight decay) when params.adam_w_mode is false; any other
+// type is a registered optimizer by torch.optim's name (`SGD`), as DeepSpeed takes such names from
+// torch.optim. The other params are that optimizer's YAML keys, checked by its schema.
 struct DeepSpeedOptimizer {
-  std::string type;  // "AdamW" or "Adam" (DeepSpeed accepts any letter case)
-  std::optional<double> lr;
-  std::optional<double> weight_decay;
-  std::optional<std::array<double, 2>> betas;
-  std::optional<double> eps;
-  std::optional<bool> adam_w_mode;
-  // true: DeepSpeed wraps torch's Adam in FP16_UnfusedOptimizer instead of
-  // FusedAdam in FP16_Optimizer (the same update, other loss-scale defaults).
-  std::optional<bool> torch_adam;
-  bool decoupled_weight_decay() const;
+  std::string written_type;  // as in the file
+  // `type` (the registered one) and the params that are the optimizer's own keys.
+  ConfigNode keys;
+  // params.torch_adam: DeepSpeed runs torch's Adam through FP16_UnfusedOptimizer instead of
+  // FusedAdam through FP16_Optimizer (the same update, other loss-scale defaults).
+  bool torch_adam = false;
+
+  const std::string& type() const { return keys.at("type").as_string(); }
+  // The YAML `optimizer` section with these keys laid over it: the keys the params leave out
+  // keep the YAML's values (paramwise_cfg always), those the type does not take are dropped.
+  ConfigNode laid_over(const ConfigNode& yaml_section) const;
 };
 
-// A DeepSpeed JSON as written: every key this trainer understands, absent ones
-// nullopt.
+// A DeepSpeed JSON as written: every key this trainer understands, absent ones nullopt.
 struct DeepSpeedConfig {
   std::string file;  // for messages
   std::optional<int64_t> train_batch_size;
@@ -49,10 +51,9 @@ struct DeepSpeedConfig {
   std::vector<std::string> ignored;  // keys accepted without effect, "key: why"
 };
 
-// Parses and validates DeepSpeed JSON text. Unknown keys come first, then
-// ill-typed values; every problem is reported in one input error, each with its
-// JSON path
-// ("FILE: key `fp16.hysterisis`: unknown key, did you mean `hysteresis`?").
+// Parses and validates DeepSpeed JSON text. Unknown keys come first, then ill-typed values;
+// every problem is reported in one input error, each with its JSON path
+// ("FILE: unknown key `fp16.hysterisis`, did you mean `fp16.hysteresis`?").
 // Text that is not JSON gives an input error naming the file, line and column.
 DeepSpeedConfig parse_deepspeed_config(const std::string& text, const std::string& source_name);
 

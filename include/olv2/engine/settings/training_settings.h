@@ -46,6 +46,9 @@ struct TrainingSettings {
 
   // Records `setting`'s value and where it came from, replacing what an earlier layer recorded.
   void record(const std::string& setting, const std::string& value, const std::string& source);
+  // Drops the entry of `setting`: one a later layer's choice does not have (the momentum of an
+  // SGD the DeepSpeed JSON replaces by Adam).
+  void forget(const std::string& setting);
   // The entry of `setting`, or null when none was recorded.
   const SettingSource* source_of(const std::string& setting) const;
 };
@@ -55,8 +58,8 @@ struct TrainingSettings {
 TrainingSettings training_settings_from_config(const ConfigNode& root);
 
 // Applies a DeepSpeed JSON: every key present overrides its YAML counterpart
-// (optimizer type and params key by key, scheduler -> the LR schedule,
-// gradient_clipping -> grad_clip.max_norm, the batch keys -> samples_per_gpu /
+// (the optimizer's type and params key by key (DeepSpeedOptimizer::laid_over), scheduler -> the LR
+// schedule, gradient_clipping -> grad_clip.max_norm, the batch keys -> samples_per_gpu /
 // accumulation, fp16 / bf16); keys absent keep the YAML value (paramwise
 // lr_mult always does: DeepSpeed has no counterpart). An fp16 section picks
 // the scaler by zero_optimization.stage as DeepSpeed does (see
