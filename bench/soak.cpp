@@ -12,7 +12,7 @@
 
 #include "cli/command_line.h"
 #include "olv2/data/synthetic/synthetic_dataset.h"
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
 #include "olv2/engine/train_command.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/util/allocator_tuning.h"

@@ -1,6 +1,6 @@
 #include "olv2/engine/run_checkpoint.h"
 
-#include "olv2/engine/hook_list.h"
+#include "olv2/engine/hooks/hook_list.h"
 
 namespace olv2 {
 

@@ -12,14 +12,7 @@
 #include "olv2/engine/checkpoint/resume.h"
 #include "olv2/engine/distributed/all_reduce_gradient_sync.h"
 #include "olv2/engine/distributed/zero_optimizer.h"
-#include "olv2/engine/hooks/checkpoint_hook.h"
-#include "olv2/engine/hooks/evaluation_hook.h"
-#include "olv2/engine/hooks/iter_timer_hook.h"
-#include "olv2/engine/hooks/json_logger_hook.h"
-#include "olv2/engine/hooks/lr_schedule_hook.h"
-#include "olv2/engine/hooks/optimizer_hook.h"
-#include "olv2/engine/hooks/tensorboard_logger_hook.h"
-#include "olv2/engine/hooks/text_logger_hook.h"
+#include "olv2/engine/hooks/hook_site.h"
 #include "olv2/engine/optimizer/replicated_optimizer.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/trainer.h"
@@ -223,32 +216,18 @@ void TrainingRun::load_weights(const std::string& path) {
 }
 
 HookList TrainingRun::build_hooks() const {
-  const bool main_rank = collective_.rank() == 0;
+  HookSite site;
+  site.rank = collective_.rank();
+  site.work_dir = files_.work_dir;
+  site.timestamp = files_.timestamp;
+  site.grad_clip = settings_.solver.grad_clip;
+  site.val_set = val_set_.get();
+  site.workers_per_gpu = engine_.workers_per_gpu;
+  site.figures = figures_;
   HookList hooks;
-  hooks.add("LrUpdaterHook", HookPriority::kVeryHigh, std::make_unique<LrScheduleHook>());
-  hooks.add("OptimizerHook", HookPriority::kAboveNormal,
-            std::make_unique<OptimizerHook>(settings_.solver.grad_clip));
-  // Validation before the epoch's checkpoint (mmdet's comes after it), so that the checkpoint
-  // holds its best so far.
-  if (val_set_) {
-    hooks.add("EvalHook", HookPriority::kAboveNormal,
-              std::make_unique<EvaluationHook>(engine_.evaluation, *val_set_, files_.work_dir,
-                                               engine_.workers_per_gpu, figures_));
-  }
-  hooks.add("CheckpointHook", HookPriority::kNormal,
-            std::make_unique<CheckpointHook>(engine_.checkpoint, files_.work_dir));
-  for (const CustomHook& custom : engine_.custom_hooks) {
-    hooks.add(custom.type, custom.options->priority, custom.options->build());
-  }
-  hooks.add("IterTimerHook", HookPriority::kLow,
-            std::make_unique<IterTimerHook>(engine_.log.interval));
-  if (main_rank) {
-    hooks.add("TextLoggerHook", HookPriority::kVeryLow, std::make_unique<TextLoggerHook>());
-    hooks.add("JsonLoggerHook", HookPriority::kVeryLow,
-              std::make_unique<JsonLoggerHook>(files_.work_dir / (files_.timestamp + ".log.json")));
-    if (engine_.log.tensorboard) {
-      hooks.add("TensorboardLoggerHook", HookPriority::kVeryLow,
-                std::make_unique<TensorboardLoggerHook>(files_.work_dir / "tf_logs"));
+  for (const ConfiguredHook& configured : engine_.hooks) {
+    if (std::unique_ptr<Hook> hook = configured.options->build(site)) {
+      hooks.add(configured.type, configured.options->priority, std::move(hook));
     }
   }
   spdlog::info("hooks: {}", hooks.describe());

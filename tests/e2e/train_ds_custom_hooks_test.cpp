@@ -1,5 +1,6 @@
-// `custom_hooks` through train_ds: an EarlyStoppingHook ends the run, and its state is in the
-// checkpoint of the epoch it stopped at.
+// The hooks of train_ds from its config: an EarlyStoppingHook of `custom_hooks` ends the run, and
+// its state is in the checkpoint of the epoch it stopped at; `default_hooks` changes a default
+// hook and `log_config.hooks` adds a logger by its type.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -27,11 +28,18 @@ TEST(TrainDsCustomHooks, EarlyStoppingEndsTheRunAtTheValidationThatPassesItsThre
                       work_dir.string() + "' --cfg-options data_root='" + root + "' meta_root='" +
                       root +
                       "' evaluation.interval=1 runner.max_epochs=3 checkpoint_config.interval=2 "
-                      "'custom_hooks=[{type: EarlyStoppingHook, stopping_threshold: -1}]'");
+                      "'custom_hooks=[{type: EarlyStoppingHook, stopping_threshold: -1}]' "
+                      "'default_hooks={timer: {priority: 71}}' "
+                      "'log_config.hooks=[{type: TextLoggerHook}, {type: TensorboardLoggerHook}]'");
   ASSERT_EQ(run.exit_status, 0) << run.output;
   EXPECT_NE(run.output.find("EvalHook (40), EarlyStoppingHook (40), CheckpointHook (50)"),
             std::string::npos)
       << run.output;
+  EXPECT_NE(run.output.find("IterTimerHook (71), TextLoggerHook (90), TensorboardLoggerHook (90), "
+                            "JsonLoggerHook (90)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_TRUE(fs::is_directory(work_dir / "tf_logs"));
   EXPECT_NE(run.output.find("early stopping after epoch 1: OLS "), std::string::npos) << run.output;
   // Interval 2, but the epoch the run stopped at is saved as the last one is.
   ASSERT_TRUE(fs::exists(work_dir / "epoch_1.pth")) << run.output;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "olv2/config/config_node.h"
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
 #include "olv2/engine/settings/train_options.h"
 
 namespace olv2 {

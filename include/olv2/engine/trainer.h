@@ -5,8 +5,8 @@
 
 #include "olv2/data/batch.h"
 #include "olv2/data/data_loader.h"
-#include "olv2/engine/hook.h"
-#include "olv2/engine/hook_list.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_list.h"
 #include "olv2/engine/train_context.h"
 #include "olv2/util/autocast_guard.h"
 

@@ -11,8 +11,8 @@
 
 #include "olv2/data/data_loader.h"
 #include "olv2/data/dataset.h"
-#include "olv2/engine/hook.h"
-#include "olv2/engine/hook_list.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_list.h"
 #include "olv2/engine/optimizer/training_optimizer.h"
 #include "olv2/engine/precision/precision.h"
 #include "olv2/engine/settings/engine_options.h"

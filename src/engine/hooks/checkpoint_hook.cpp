@@ -23,6 +23,21 @@ CheckpointOptions CheckpointOptions::from_config(const ConfigNode* section) {
   return options;
 }
 
+Schema CheckpointHookOptions::schema() {
+  return hook_schema("CheckpointHook", CheckpointOptions::schema());
+}
+
+CheckpointHookOptions CheckpointHookOptions::from_config(const ConfigNode& section) {
+  CheckpointHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kNormal);
+  options.checkpoint = CheckpointOptions::from_config(&section);
+  return options;
+}
+
+std::unique_ptr<Hook> CheckpointHookOptions::build(const HookSite& site) const {
+  return std::make_unique<CheckpointHook>(checkpoint, site.work_dir);
+}
+
 CheckpointHook::CheckpointHook(CheckpointOptions options, const std::filesystem::path& work_dir)
     : options_(options), keeper_(work_dir, options.max_keep) {}
 

@@ -38,7 +38,7 @@ EarlyStoppingOptions EarlyStoppingOptions::from_config(const ConfigNode& section
   return options;
 }
 
-std::unique_ptr<Hook> EarlyStoppingOptions::build() const {
+std::unique_ptr<Hook> EarlyStoppingOptions::build(const HookSite& /*site*/) const {
   return std::make_unique<EarlyStoppingHook>(*this);
 }
 

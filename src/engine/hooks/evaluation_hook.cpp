@@ -54,6 +54,25 @@ EvaluationOptions EvaluationOptions::from_config(const ConfigNode* evaluation,
   return out;
 }
 
+Schema EvalHookOptions::schema() {
+  Schema keys = EvaluationOptions::schema();
+  keys.optional("submission", SubmissionMetadata::schema());
+  return hook_schema("EvalHook", keys);
+}
+
+EvalHookOptions EvalHookOptions::from_config(const ConfigNode& section) {
+  EvalHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kAboveNormal);
+  options.evaluation = EvaluationOptions::from_config(&section, section.find("submission"));
+  return options;
+}
+
+std::unique_ptr<Hook> EvalHookOptions::build(const HookSite& site) const {
+  if (site.val_set == nullptr) return nullptr;
+  return std::make_unique<EvaluationHook>(evaluation, *site.val_set, site.work_dir,
+                                          site.workers_per_gpu, site.figures);
+}
+
 std::optional<BestCheckpoint> best_checkpoint_of(const PthValue& hook_msgs) {
   const PthValue* metric = hook_msgs.find("best_metric");
   if (metric == nullptr) return std::nullopt;

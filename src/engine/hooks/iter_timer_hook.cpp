@@ -66,4 +66,20 @@ void IterTimerHook::after_step(TrainContext& context) {
   }
 }
 
+Schema IterTimerHookOptions::schema() {
+  return hook_schema("IterTimerHook",
+                     Schema::map().optional("interval", Schema::integer().range(1, 1e9)));
+}
+
+IterTimerHookOptions IterTimerHookOptions::from_config(const ConfigNode& section) {
+  IterTimerHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kLow);
+  options.interval = section.get<int64_t>("interval", options.interval);
+  return options;
+}
+
+std::unique_ptr<Hook> IterTimerHookOptions::build(const HookSite& /*site*/) const {
+  return std::make_unique<IterTimerHook>(interval);
+}
+
 }  // namespace olv2

@@ -25,4 +25,17 @@ void JsonLoggerHook::write_validation(const TrainContext& context) {
                          headline_metrics(context.validation->metrics)));
 }
 
+Schema JsonLoggerHookOptions::schema() { return hook_schema("JsonLoggerHook"); }
+
+JsonLoggerHookOptions JsonLoggerHookOptions::from_config(const ConfigNode& section) {
+  JsonLoggerHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kVeryLow);
+  return options;
+}
+
+std::unique_ptr<Hook> JsonLoggerHookOptions::build(const HookSite& site) const {
+  if (site.rank != 0) return nullptr;
+  return std::make_unique<JsonLoggerHook>(site.work_dir / (site.timestamp + ".log.json"));
+}
+
 }  // namespace olv2

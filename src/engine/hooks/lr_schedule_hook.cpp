@@ -17,4 +17,16 @@ void LrScheduleHook::after_step(TrainContext& context) {
   context.scheduler->end_step(context.step.outcome.applied);
 }
 
+Schema LrUpdaterHookOptions::schema() { return hook_schema("LrUpdaterHook"); }
+
+LrUpdaterHookOptions LrUpdaterHookOptions::from_config(const ConfigNode& section) {
+  LrUpdaterHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kVeryHigh);
+  return options;
+}
+
+std::unique_ptr<Hook> LrUpdaterHookOptions::build(const HookSite& /*site*/) const {
+  return std::make_unique<LrScheduleHook>();
+}
+
 }  // namespace olv2

@@ -21,4 +21,19 @@ void TensorboardLoggerHook::write_validation(const TrainContext& context) {
     writer_.add_scalar("val/" + key, value, context.iteration);
 }
 
+Schema TensorboardLoggerHookOptions::schema() {
+  return hook_schema("TensorboardLoggerHook", logger_hook_keys());
+}
+
+TensorboardLoggerHookOptions TensorboardLoggerHookOptions::from_config(const ConfigNode& section) {
+  TensorboardLoggerHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kVeryLow);
+  return options;
+}
+
+std::unique_ptr<Hook> TensorboardLoggerHookOptions::build(const HookSite& site) const {
+  if (site.rank != 0) return nullptr;
+  return std::make_unique<TensorboardLoggerHook>(site.work_dir / "tf_logs");
+}
+
 }  // namespace olv2

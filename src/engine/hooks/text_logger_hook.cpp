@@ -36,4 +36,17 @@ void TextLoggerHook::after_step(TrainContext& context) {
   spdlog::info("{}", format_train_line(line));
 }
 
+Schema TextLoggerHookOptions::schema() { return hook_schema("TextLoggerHook", logger_hook_keys()); }
+
+TextLoggerHookOptions TextLoggerHookOptions::from_config(const ConfigNode& section) {
+  TextLoggerHookOptions options;
+  options.priority = read_hook_priority(section, HookPriority::kVeryLow);
+  return options;
+}
+
+std::unique_ptr<Hook> TextLoggerHookOptions::build(const HookSite& site) const {
+  if (site.rank != 0) return nullptr;
+  return std::make_unique<TextLoggerHook>();
+}
+
 }  // namespace olv2

@@ -19,11 +19,10 @@ EngineOptions engine_options_from_config(const ConfigNode& root) {
   options.workers_per_gpu = DataSection::from_config(root.at("data")).workers_per_gpu;
   options.has_val_split = root.at("data").has("val");
   options.log = LogOptions::from_config(root.find("log_config"), root.find("log_level"));
-  options.checkpoint = CheckpointOptions::from_config(root.find("checkpoint_config"));
   options.evaluation =
       EvaluationOptions::from_config(root.find("evaluation"), root.find("submission"));
   options.dist = DistributedOptions::from_config(root.find("dist_params"));
-  options.custom_hooks = custom_hooks_from_config(root);
+  options.hooks = training_hooks_from_config(root);
   options.resume_from = optional_path(root, "resume_from");
   options.load_from = optional_path(root, "load_from");
   if (const ConfigNode* threads = root.find("threads"); threads != nullptr && !threads->is_null())

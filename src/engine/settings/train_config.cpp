@@ -2,11 +2,12 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/data/data_section.h"
-#include "olv2/engine/hook_registry.h"
+#include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/precision/fp16_section.h"
 #include "olv2/engine/settings/auto_scale_lr.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/engine_schema.h"
+#include "olv2/engine/hooks/training_hooks.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/lr_scheduler.h"
 #include "olv2/solver/solver_config.h"
@@ -44,6 +45,7 @@ Schema train_config_schema() {
       .optional("checkpoint_config", CheckpointOptions::schema())
       .optional("log_config", LogOptions::schema())
       .optional("custom_hooks", custom_hooks_schema())
+      .optional("default_hooks", default_hooks_schema())
       .optional("dist_params", DistributedOptions::schema())
       .optional("log_level", LogOptions::level_schema())
       .optional("work_dir", Schema::string().nullable())

@@ -7,7 +7,8 @@
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/engine/checkpoint/checkpoint_keeper.h"
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 
 namespace olv2 {
 
@@ -38,6 +39,15 @@ class CheckpointHook : public Hook {
 
   CheckpointOptions options_;
   CheckpointKeeper keeper_;
+};
+
+// `CheckpointHook` (priority NORMAL), built from `checkpoint_config`'s keys.
+struct CheckpointHookOptions : HookOptions {
+  CheckpointOptions checkpoint;
+
+  static Schema schema();
+  static CheckpointHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

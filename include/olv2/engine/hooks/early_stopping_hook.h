@@ -9,8 +9,8 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
-#include "olv2/engine/hook.h"
-#include "olv2/engine/hook_registry.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 
 namespace olv2 {
 
@@ -25,7 +25,7 @@ struct EarlyStoppingOptions : HookOptions {
 
   static Schema schema();
   static EarlyStoppingOptions from_config(const ConfigNode& section);
-  std::unique_ptr<Hook> build() const override;
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 // Ends training when the monitored validation metric stops improving (mmengine's

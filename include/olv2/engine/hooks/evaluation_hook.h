@@ -9,7 +9,8 @@
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
 #include "olv2/data/dataset.h"
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 #include "olv2/evaluation/evaluator.h"
 #include "olv2/evaluation/submission_metadata.h"
 #include "olv2/evaluation/topology_metrics.h"
@@ -84,6 +85,18 @@ class EvaluationHook : public Hook {
   int64_t workers_;
   FigureOptions figures_;
   std::optional<BestCheckpoint> best_;  // with `save_best`: the best validation so far
+};
+
+// `EvalHook` (priority ABOVE_NORMAL: after the optimizer step, before the epoch's checkpoint, so
+// that the checkpoint holds the best so far; mmdet registers it LOW, after the checkpoint), built
+// from `evaluation`'s keys and the top-level `submission` as its key `submission`. Nothing to
+// do in a run without validation data.
+struct EvalHookOptions : HookOptions {
+  EvaluationOptions evaluation;
+
+  static Schema schema();
+  static EvalHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

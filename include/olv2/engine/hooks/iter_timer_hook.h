@@ -2,7 +2,8 @@
 // The hook that times each optimizer step and sets the logging intervals, mmcv's IterTimerHook.
 #include <cstdint>
 
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 
 namespace olv2 {
 
@@ -22,6 +23,16 @@ class IterTimerHook : public Hook {
   int64_t log_interval_;
   double step_seconds_ = 0.0;
   int64_t steps_ = 0;
+};
+
+// `IterTimerHook` (priority LOW): `interval`, the optimizer steps per logged average
+// (`log_config.interval` in the default hook).
+struct IterTimerHookOptions : HookOptions {
+  int64_t interval = 10;
+
+  static Schema schema();
+  static IterTimerHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

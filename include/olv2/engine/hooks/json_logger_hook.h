@@ -2,7 +2,8 @@
 // The hook that writes mmcv's JSON-lines log, a record per log interval and per validation.
 #include <filesystem>
 
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 #include "olv2/engine/logging/json_log_file.h"
 
 namespace olv2 {
@@ -20,6 +21,13 @@ class JsonLoggerHook : public Hook {
   void write_validation(const TrainContext& context);
 
   JsonLogFile file_;
+};
+
+// `JsonLoggerHook` (priority VERY_LOW), on rank 0: `<work_dir>/<timestamp>.log.json`.
+struct JsonLoggerHookOptions : HookOptions {
+  static Schema schema();
+  static JsonLoggerHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

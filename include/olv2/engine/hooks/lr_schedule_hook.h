@@ -1,6 +1,7 @@
 #pragma once
 // The hook that drives the LR schedule, mmcv's LrUpdaterHook and DeepSpeed's scheduler.step().
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 
 namespace olv2 {
 
@@ -13,6 +14,14 @@ class LrScheduleHook : public Hook {
   void before_epoch(TrainContext& context) override;
   void before_step(TrainContext& context) override;
   void after_step(TrainContext& context) override;
+};
+
+// `LrUpdaterHook` (priority VERY_HIGH): no keys of its own; the schedule is the run's
+// (`lr_config`, or the DeepSpeed JSON's `scheduler`).
+struct LrUpdaterHookOptions : HookOptions {
+  static Schema schema();
+  static LrUpdaterHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

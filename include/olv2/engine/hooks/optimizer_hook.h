@@ -2,7 +2,8 @@
 // The hook that takes the optimizer step at each step boundary, mmcv's OptimizerHook.
 #include <optional>
 
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 #include "olv2/solver/grad_clip.h"
 
 namespace olv2 {
@@ -17,6 +18,14 @@ class OptimizerHook : public Hook {
 
  private:
   std::optional<GradClipOptions> clip_;
+};
+
+// `OptimizerHook` (priority ABOVE_NORMAL): no keys of its own; it clips as the run's settings
+// say (`optimizer_config.grad_clip`, or the DeepSpeed JSON's `gradient_clipping`).
+struct OptimizerHookOptions : HookOptions {
+  static Schema schema();
+  static OptimizerHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

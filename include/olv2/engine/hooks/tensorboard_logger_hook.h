@@ -3,7 +3,8 @@
 // TensorboardLoggerHook.
 #include <filesystem>
 
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
+#include "olv2/engine/hooks/hook_options.h"
 #include "olv2/engine/logging/tensorboard_writer.h"
 
 namespace olv2 {
@@ -22,6 +23,14 @@ class TensorboardLoggerHook : public Hook {
   void write_validation(const TrainContext& context);
 
   TensorboardWriter writer_;
+};
+
+// `TensorboardLoggerHook` (priority VERY_LOW), on rank 0, with the logger keys
+// (logger_hook_keys).
+struct TensorboardLoggerHookOptions : HookOptions {
+  static Schema schema();
+  static TensorboardLoggerHookOptions from_config(const ConfigNode& section);
+  std::unique_ptr<Hook> build(const HookSite& site) const override;
 };
 
 }  // namespace olv2

@@ -8,10 +8,9 @@
 
 #include "olv2/config/config_node.h"
 #include "olv2/engine/distributed/distributed_options.h"
-#include "olv2/engine/hook_registry.h"
-#include "olv2/engine/hooks/checkpoint_hook.h"
 #include "olv2/engine/hooks/evaluation_hook.h"
 #include "olv2/engine/logging/log_options.h"
+#include "olv2/engine/hooks/training_hooks.h"
 
 namespace olv2 {
 
@@ -22,10 +21,9 @@ struct EngineOptions {
   int64_t workers_per_gpu = 1;
   bool has_val_split = false;  // `data.val` exists
   LogOptions log;
-  CheckpointOptions checkpoint;
-  EvaluationOptions evaluation;
+  EvaluationOptions evaluation;  // what test_ds scores with and writes (the EvalHook has its own)
   DistributedOptions dist;
-  std::vector<CustomHook> custom_hooks;  // `custom_hooks`
+  std::vector<ConfiguredHook> hooks;  // every hook of a training run (training_hooks.h)
   std::string resume_from;  // `resume_from` (the flag already merged in); "auto": latest.pth
   std::string load_from;
   std::optional<int> threads;  // `threads`

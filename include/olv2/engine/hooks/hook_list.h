@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "olv2/engine/hook.h"
+#include "olv2/engine/hooks/hook.h"
 #include "olv2/util/pth/pth_value.h"
 
 namespace olv2 {

@@ -1,13 +1,11 @@
-#include "olv2/engine/hook_registry.h"
+#include "olv2/engine/hooks/hook_options.h"
 
 #include <map>
 
 #include "olv2/config/section_readers.h"
-#include "olv2/engine/hooks/early_stopping_hook.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
-
 namespace {
 
 const std::map<std::string, int>& priority_names() {
@@ -22,13 +20,20 @@ const std::map<std::string, int>& priority_names() {
 
 }  // namespace
 
-Schema hook_schema(const std::string& type) {
+Schema hook_schema(const std::string& type, const Schema& keys) {
   std::vector<std::string> names;
   for (const auto& [name, value] : priority_names()) names.push_back(name);
   Schema schema = typed_schema(type);
   schema.optional("priority",
                   Schema::either(Schema::string().choices(names), Schema::integer().range(0, 100)));
+  for (const std::string& key : keys.field_names()) schema.optional(key, *keys.field(key));
   return schema;
+}
+
+Schema logger_hook_keys() {
+  return Schema::map()
+      .optional("by_epoch", Schema::boolean())
+      .optional("interval", Schema::integer().range(1, 1e9));
 }
 
 int read_hook_priority(const ConfigNode& section, int default_priority) {
@@ -41,27 +46,6 @@ int read_hook_priority(const ConfigNode& section, int default_priority) {
                       "` (expected a number 0-100 or HIGHEST ... LOWEST)");
   }
   return named->second;
-}
-
-const Registry<HookOptions>& hook_registry() {
-  using HookRegistry = Registry<HookOptions>;
-  static const HookRegistry registry(
-      "hook", {
-                  {"EarlyStoppingHook", HookRegistry::entry<EarlyStoppingOptions>()},
-              });
-  return registry;
-}
-
-Schema custom_hooks_schema() { return Schema::sequence(hook_registry().schema()); }
-
-std::vector<CustomHook> custom_hooks_from_config(const ConfigNode& root) {
-  std::vector<CustomHook> hooks;
-  if (const ConfigNode* entries = root.find("custom_hooks")) {
-    for (const ConfigNode& entry : entries->elements()) {
-      hooks.push_back({entry.at("type").as_string(), hook_registry().read(entry)});
-    }
-  }
-  return hooks;
 }
 
 }  // namespace olv2

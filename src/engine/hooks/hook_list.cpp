@@ -1,4 +1,4 @@
-#include "olv2/engine/hook_list.h"
+#include "olv2/engine/hooks/hook_list.h"
 
 #include <algorithm>
 #include <map>

@@ -1,14 +1,12 @@
 // Hooks as components: their states gathered into a checkpoint's `meta.hook_msgs` and given back
-// on resume, `custom_hooks` read from a config, and early stopping's rule and resumable state.
-#include "olv2/engine/hook_list.h"
+// on resume, and early stopping's rule and resumable state.
+#include "olv2/engine/hooks/hook_list.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "olv2/config/config_loader.h"
-#include "olv2/engine/hook_registry.h"
 #include "olv2/engine/hooks/early_stopping_hook.h"
 #include "olv2/engine/hooks/evaluation_hook.h"
 #include "olv2/engine/train_context.h"
@@ -83,40 +81,6 @@ TEST(EvaluationHookState, TheBestValidationRoundTripsThroughHookMsgs) {
   EXPECT_EQ(best->file, "work/best_OLS_epoch_2.pth");
   hook_msgs.set("best_epoch", PthValue::from_string("two"));
   EXPECT_THROW(best_checkpoint_of(hook_msgs), Error);
-}
-
-ConfigNode config_of(const std::string& yaml) { return parse_yaml(yaml, "test.yaml"); }
-
-TEST(CustomHooks, ReadsTypePriorityAndOptions) {
-  const ConfigNode root = config_of(
-      "custom_hooks:\n"
-      "  - {type: EarlyStoppingHook, monitor: DET_l, patience: 2, min_delta: 0.01}\n"
-      "  - {type: EarlyStoppingHook, priority: VERY_LOW}\n"
-      "  - {type: EarlyStoppingHook, priority: 12}\n");
-  validate_config(root, Schema::map().optional("custom_hooks", custom_hooks_schema()));
-  const std::vector<CustomHook> hooks = custom_hooks_from_config(root);
-  ASSERT_EQ(hooks.size(), 3u);
-  EXPECT_EQ(hooks[0].type, "EarlyStoppingHook");
-  const auto& first = dynamic_cast<const EarlyStoppingOptions&>(*hooks[0].options);
-  EXPECT_EQ(first.priority, HookPriority::kAboveNormal);
-  EXPECT_EQ(first.monitor, "DET_l");
-  EXPECT_EQ(first.patience, 2);
-  EXPECT_EQ(first.min_delta, 0.01);
-  EXPECT_EQ(hooks[1].options->priority, HookPriority::kVeryLow);
-  EXPECT_EQ(hooks[2].options->priority, 12);
-}
-
-TEST(CustomHooks, AnUnknownTypeNamesTheFamilyAndItsTypes) {
-  const ConfigNode root = config_of("custom_hooks:\n  - {type: EMAHook}\n");
-  try {
-    validate_config(root, Schema::map().optional("custom_hooks", custom_hooks_schema()));
-    custom_hooks_from_config(root);
-    FAIL() << "expected an error";
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_NE(message.find("EMAHook"), std::string::npos) << message;
-    EXPECT_NE(message.find("EarlyStoppingHook"), std::string::npos) << message;
-  }
 }
 
 // After each "validation" of `scores`, whether the hook stopped the run.
