@@ -1,8 +1,9 @@
-// probe_model: runs frames (a `dict[str, Tensor]` in the model fixtures' input format) through
-// the model of a config with the weights of a state dict, and writes the losses and matchings
-// (train mode) or the decoded head outputs (test mode) as JSON, or one training step's
-// gradients (grads mode) as a `.pt` record, optionally compared with a reference record; or
-// writes the freshly built model's state-dict names and shapes (state-dict mode).
+// probe_model: runs frames (a `dict[str, Tensor]`, as the original model's forward_train receives
+// them: data/fixture_sample.h) as given through the detector of a config with the weights of a
+// state dict, through the detector interface, and writes the losses and matchings (train mode)
+// or the decoded head outputs (test mode) as JSON, or one training step's gradients (grads
+// mode) as a `.pt` record, optionally compared with a reference record; or writes the freshly
+// built model's state-dict names and shapes (state-dict mode).
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
@@ -22,8 +23,7 @@
 #include "olv2/engine/distributed/launch_environment.h"
 #include "olv2/engine/distributed/process_group.h"
 #include "olv2/models/build.h"
-#include "olv2/models/detectors/baseline.h"
-#include "olv2/models/detectors/baseline_large.h"
+#include "olv2/models/detectors/detector.h"
 #include "olv2/models/gradient_record.h"
 #include "olv2/util/app_main.h"
 #include "olv2/util/collective.h"
@@ -84,21 +84,35 @@ struct ProbeFormat {
   bool with_bev;                       // the BEV the next frame would receive, as `new_prev_bev`
 };
 
-// Baseline: forward_test's outputs (rescaled) and the one decoder layer's matchings.
-const ProbeFormat kBaselineFormat{
-    "lc_head",
-    "te_head",
-    false,
-    true,
-    {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
-    false};
-// BaselineLarge: simple_test's outputs (rescale=False) and every decoder layer's matchings.
-const ProbeFormat kBaselineLargeFormat{"pts_bbox_head",
-                                       "bbox_head",
-                                       true,
-                                       false,
-                                       {"pred_lc.0", "pred_lc.1", "pred_te.0", "pred_te.1"},
-                                       true};
+// By `model.type`. Baseline: forward_test's outputs (rescaled) and the one decoder layer's
+// matchings. BaselineLarge: simple_test's outputs (rescale=False) and every decoder layer's
+// matchings. TopoNet: simple_test's (rescale=False), every layer's matchings.
+const std::map<std::string, ProbeFormat>& probe_formats() {
+  static const std::map<std::string, ProbeFormat> formats = {
+      {"Baseline",
+       {"lc_head",
+        "te_head",
+        false,
+        true,
+        {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
+        false}},
+      {"BaselineLarge",
+       {"pts_bbox_head",
+        "bbox_head",
+        true,
+        false,
+        {"pred_lc.0", "pred_lc.1", "pred_te.0", "pred_te.1"},
+        true}},
+      {"TopoNet",
+       {"pts_bbox_head",
+        "bbox_head",
+        true,
+        false,
+        {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
+        true}},
+  };
+  return formats;
+}
 
 nlohmann::ordered_json assignments(const std::vector<std::vector<olv2::AssignResult>>& layers,
                                    bool every_layer) {
@@ -108,11 +122,11 @@ nlohmann::ordered_json assignments(const std::vector<std::vector<olv2::AssignRes
   return list;
 }
 
-nlohmann::ordered_json probe_detector(olv2::TopologyDetectorImpl& model, const olv2::Batch& batch,
+nlohmann::ordered_json probe_detector(olv2::DetectorImpl& model, const olv2::Batch& batch,
                                       bool train, const ProbeFormat& format) {
   nlohmann::ordered_json out;
   if (train) {
-    const olv2::DetectorLosses result = model.losses(model.forward(batch), batch);
+    const olv2::DetectorLosses result = model.losses_of(*model.forward_outputs(batch), batch);
     out["losses"] = losses_json(result.losses);
     out["total_loss"] = olv2::total_loss(result.losses).item<double>();
     out["assignments"] = {
@@ -120,29 +134,32 @@ nlohmann::ordered_json probe_detector(olv2::TopologyDetectorImpl& model, const o
         {format.te_head, assignments(result.traffic_element_assign, format.every_layer)}};
   } else {
     const torch::NoGradGuard no_grad;
-    const olv2::DetectorOutputs forward = model.forward(batch);
-    const olv2::FrameTestOutputs r = model.decode(forward, batch, format.rescale).at(0);
+    const std::shared_ptr<olv2::ForwardOutputs> forward = model.forward_outputs(batch);
+    const olv2::FrameTestOutputs r = model.decode_outputs(*forward, batch, format.rescale).at(0);
     out["outputs"] = {{format.outputs[0], nested(r.lc.objects)},
                       {format.outputs[1], nested(r.lc.scores)},
                       {format.outputs[2], nested(r.te.objects)},
                       {format.outputs[3], nested(r.te.scores)}};
     // The original's flat [B, bev_h * bev_w, C].
-    if (format.with_bev)
-      out["outputs"]["new_prev_bev"] = nested(forward.bev_features.flatten(2).transpose(1, 2));
+    if (format.with_bev) out["outputs"]["new_prev_bev"] = nested(forward->next_prev_bev());
     out["outputs"]["pred_topology_lclc"] = nested(r.lclc);
     out["outputs"]["pred_topology_lcte"] = nested(r.lcte);
   }
   return out;
 }
 
-// The model of the config, without its pretrained backbone weights.
-std::shared_ptr<olv2::DetectorImpl> built_model(const Arguments& args) {
+// The config's `model` section, without its pretrained backbone weights.
+olv2::ConfigNode model_section(const Arguments& args) {
   olv2::ConfigNode config = olv2::load_config_file(args.config);
-  const olv2::ConfigNode* model_section = config.find("model");
-  if (model_section == nullptr) throw input_error(args.config.string() + ": no `model` section");
-  olv2::ConfigNode model_config = *model_section;
-  if (olv2::ConfigNode* backbone = model_config.find("img_backbone")) backbone->erase("init_cfg");
-  return olv2::build_detector(model_config);
+  const olv2::ConfigNode* model = config.find("model");
+  if (model == nullptr) throw input_error(args.config.string() + ": no `model` section");
+  olv2::ConfigNode section = *model;
+  if (olv2::ConfigNode* backbone = section.find("img_backbone")) backbone->erase("init_cfg");
+  return section;
+}
+
+std::shared_ptr<olv2::DetectorImpl> built_model(const Arguments& args) {
+  return olv2::build_detector(model_section(args));
 }
 
 std::shared_ptr<olv2::DetectorImpl> fixture_model(const Arguments& args) {
@@ -171,11 +188,13 @@ nlohmann::ordered_json probe(const Arguments& args) {
   } else {
     model->eval();
   }
-  if (auto* baseline = dynamic_cast<olv2::BaselineImpl*>(model.get()))
-    return probe_detector(*baseline, batch, train, kBaselineFormat);
-  if (auto* large = dynamic_cast<olv2::BaselineLargeImpl*>(model.get()))
-    return probe_detector(*large, batch, train, kBaselineLargeFormat);
-  throw input_error(args.config.string() + ": probe_model knows Baseline and BaselineLarge");
+  const std::string type = model_section(args).at("type").as_string();
+  const auto format = probe_formats().find(type);
+  if (format == probe_formats().end()) {
+    throw input_error(args.config.string() + ": probe_model has no record format for `" + type +
+                      "` (Baseline, BaselineLarge, TopoNet)");
+  }
+  return probe_detector(*model, batch, train, format->second);
 }
 
 // One training step without the optimizer, as train_ds's first step computes it: the loss
@@ -206,7 +225,9 @@ int probe_gradients(const Arguments& args) {
     sync = std::make_unique<olv2::AllReduceGradientSync>(*collective, params, options.bucket_cap_mb,
                                                          options.overlap_comm);
   }
-  const at::Tensor loss = olv2::total_loss(model->forward_train(batch));
+  // The frames as given, as in train mode.
+  const at::Tensor loss =
+      olv2::total_loss(model->losses_of(*model->forward_outputs(batch), batch).losses);
   if (sync) sync->before_backward(loss, /*last=*/true);
   loss.backward();
   if (sync) sync->finish(model->parameters());

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <map>
 #include <string>
 #include <utility>
@@ -31,24 +32,57 @@ const at::Tensor& require(const std::map<std::string, at::Tensor>& tensors, cons
   return found->second;
 }
 
+// The frames' images [B, N, 3, H, W]: `img` as given, or forward_train's [B, queue, N, 3, H, W]
+// with a queue of one frame.
+at::Tensor frame_images(const std::map<std::string, at::Tensor>& tensors,
+                        const std::filesystem::path& file) {
+  const auto found = tensors.find("img");
+  if (found == tensors.end() || found->second.dim() != 6) return require(tensors, "img", file, 5);
+  if (found->second.size(1) != 1) {
+    throw input_error(file.string() + ": key `img`: a queue of " +
+                      std::to_string(found->second.size(1)) +
+                      " frames; the detectors run the first-frame path (no previous BEV), a "
+                      "queue of 1");
+  }
+  return found->second.select(1, 0);
+}
+
+// Each ground-truth key under the original forward_train's argument name, then the older
+// fixtures' name.
+const std::array<std::pair<const char*, const char*>, 6> kGroundTruthKeys = {{
+    {"gt_lanes_3d", "gt_lc"},
+    {"gt_lane_labels_3d", "gt_lc_labels"},
+    {"gt_bboxes", "gt_te"},
+    {"gt_labels", "gt_te_labels"},
+    {"gt_lane_adj", "gt_topology_lclc"},
+    {"gt_lane_lcte_adj", "gt_topology_lcte"},
+}};
+
 }  // namespace
 
 Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
                          const std::vector<int64_t>& frames) {
   const auto t = read_tensors(file);
-  const at::Tensor images = require(t, "img", file, 5).to(torch::kFloat);
+  const at::Tensor images = frame_images(t, file).to(torch::kFloat);
   const at::Tensor lidar2img = require(t, "lidar2img", file, 4);
   const at::Tensor can_bus =
       t.count("can_bus") ? t.at("can_bus") : torch::zeros({images.size(0), 18}, torch::kDouble);
   const at::Tensor img_shape = require(t, "img_shape", file, 3).to(torch::kLong);
   const at::Tensor pad_shape = require(t, "pad_shape", file, 3).to(torch::kLong);
   const at::Tensor scale = require(t, "scale_factor", file, 2).to(torch::kFloat);
+  const at::Tensor crop_shape =
+      t.count("crop_shape") ? require(t, "crop_shape", file, 3).to(torch::kLong) : at::Tensor();
+  // Checked, not read: the first-frame path aligns no previous BEV.
+  const at::Tensor rotation = t.count("lidar2global_rotation")
+                                  ? require(t, "lidar2global_rotation", file, 3)
+                                  : torch::zeros({images.size(0), 3, 3});
   const int64_t count = images.size(0);
   for (const auto& [key, tensor] : {std::pair{"lidar2img", lidar2img},
                                     {"can_bus", can_bus},
                                     {"img_shape", img_shape},
                                     {"pad_shape", pad_shape},
-                                    {"scale_factor", scale}}) {
+                                    {"scale_factor", scale},
+                                    {"lidar2global_rotation", rotation}}) {
     if (tensor.size(0) != count) {
       throw input_error(file.string() + ": key `" + key + "`: " + std::to_string(tensor.size(0)) +
                         " frames, `img` has " + std::to_string(count));
@@ -69,10 +103,19 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
   batch.images = images.index_select(0, index).contiguous();
   batch.lidar2img = lidar2img.index_select(0, index).contiguous();
   batch.can_bus = can_bus.index_select(0, index).contiguous();
-  const auto gt = [&](const std::string& key, int64_t b, int64_t dims) {
-    const std::string framed = key + "." + std::to_string(b);
-    if (count == 1 && !t.count(framed)) return require(t, key, file, dims);
-    return require(t, framed, file, dims);
+  if (crop_shape.defined() && crop_shape.size(0) != count) {
+    throw input_error(file.string() + ": key `crop_shape`: " + std::to_string(crop_shape.size(0)) +
+                      " frames, `img` has " + std::to_string(count));
+  }
+  // Frame b's `name` (kGroundTruthKeys), as `<name>.<b>`, or `<name>` in a one-frame file.
+  const auto gt = [&](size_t name, int64_t b, int64_t dims) {
+    for (const char* key : {kGroundTruthKeys[name].first, kGroundTruthKeys[name].second}) {
+      const std::string framed = std::string(key) + "." + std::to_string(b);
+      if (t.count(framed)) return require(t, framed, file, dims);
+      if (count == 1 && t.count(key)) return require(t, key, file, dims);
+    }
+    const std::string key = kGroundTruthKeys[name].first;
+    return require(t, count == 1 ? key : key + "." + std::to_string(b), file, dims);
   };
   for (const int64_t b : selected) {
     ImageMeta meta;
@@ -87,15 +130,21 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
                                                       pad_shape[b][cam][2].item<int64_t>()});
     }
     for (int64_t k = 0; k < 4; ++k) meta.scale_factor[k] = scale[b][k].item<float>();
+    if (crop_shape.defined()) {
+      for (int64_t cam = 0; cam < crop_shape.size(1); ++cam) {
+        meta.crop_shape.push_back(
+            {crop_shape[b][cam][0].item<int64_t>(), crop_shape[b][cam][1].item<int64_t>()});
+      }
+    }
     batch.metas.push_back(meta);
     batch.indices.push_back(b);
     if (with_gt) {
-      batch.gt_lc.push_back(gt("gt_lc", b, 2));
-      batch.gt_lc_labels.push_back(gt("gt_lc_labels", b, 1));
-      batch.gt_te.push_back(gt("gt_te", b, 2));
-      batch.gt_te_labels.push_back(gt("gt_te_labels", b, 1));
-      batch.gt_topology_lclc.push_back(gt("gt_topology_lclc", b, 2));
-      batch.gt_topology_lcte.push_back(gt("gt_topology_lcte", b, 2));
+      batch.gt_lc.push_back(gt(0, b, 2));
+      batch.gt_lc_labels.push_back(gt(1, b, 1));
+      batch.gt_te.push_back(gt(2, b, 2));
+      batch.gt_te_labels.push_back(gt(3, b, 1));
+      batch.gt_topology_lclc.push_back(gt(4, b, 2));
+      batch.gt_topology_lcte.push_back(gt(5, b, 2));
     }
   }
   return batch;

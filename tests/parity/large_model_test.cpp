@@ -37,7 +37,7 @@ class LargeModel : public ::testing::Test {
     model.train();
     model.set_dropout(dropout);
     model.zero_grad();
-    DetectorLosses out = model.losses(model.forward(batch_), batch_);
+    DetectorLosses out = model.losses_of(model.forward(batch_), batch_);
     total_loss(out.losses).backward();
     return out;
   }
@@ -129,7 +129,8 @@ TEST_F(LargeModel, TestOutputsAndIntermediatesEqualTheOriginal) {
   expect_close(out.traffic_elements.reg_preds, at_key(f, "test.bbox_head.all_bbox_preds"),
                "te boxes");
 
-  const std::vector<FrameTestOutputs> outputs = model->decode(out, batch_, /*rescale=*/false);
+  const std::vector<FrameTestOutputs> outputs =
+      model->decode_outputs(out, batch_, /*rescale=*/false);
   ASSERT_EQ(outputs.size(), 1u);
   const TensorMap& expected = fixture_.outputs;
   expect_recorded(outputs[0].lc.objects, expected, "pred_lc.0");
@@ -140,7 +141,8 @@ TEST_F(LargeModel, TestOutputsAndIntermediatesEqualTheOriginal) {
   expect_recorded(outputs[0].lcte, expected, "pred_topology_lcte");
 
   // Evaluation rescales the boxes to the raw front image, as mmdet3d's test loop asks.
-  const std::vector<FrameTestOutputs> rescaled = model->decode(out, batch_, /*rescale=*/true);
+  const std::vector<FrameTestOutputs> rescaled =
+      model->decode_outputs(out, batch_, /*rescale=*/true);
   const at::Tensor scale = at_key(fixture_.input, "scale_factor")[0];
   expect_close(rescaled[0].te.objects.narrow(1, 0, 4),
                at_key(expected, "pred_te.0").narrow(1, 0, 4) / scale, "rescaled boxes");

@@ -25,7 +25,7 @@ class ModelLosses : public ::testing::Test {
     model.train();
     model.set_dropout(0.0);
     model.zero_grad();
-    DetectorLosses out = model.losses(model.forward(batch_), batch_);
+    DetectorLosses out = model.losses_of(model.forward(batch_), batch_);
     total_loss(out.losses).backward();
     return out;
   }
@@ -103,7 +103,7 @@ TEST_F(ModelLosses, TestOutputsEqualTheOriginal) {
   model->eval();
   torch::NoGradGuard no_grad;
   const std::vector<FrameTestOutputs> outputs =
-      model->decode(model->forward(batch_), batch_, /*rescale=*/true);
+      model->decode_outputs(model->forward(batch_), batch_, /*rescale=*/true);
   ASSERT_EQ(outputs.size(), 1u);
   const TensorMap& expected = fixture_.outputs;
   expect_recorded(outputs[0].lc.objects, expected, "pred_lc.lanes");

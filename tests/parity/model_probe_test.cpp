@@ -3,8 +3,10 @@
 #include <torch/torch.h>
 
 #include "model_fixture.h"
+#include "olv2/util/pth/pth_file.h"
 #include "support/run_command.h"
 #include "support/test_paths.h"
+#include "toponet_fixture.h"
 
 namespace olv2::test {
 namespace {
@@ -146,6 +148,102 @@ TEST(ProbeModel, LargeTestModeWritesTheOriginalOutputs) {
               probe_arguments(dir, out, "test", "baseline_large_", "baseline_large_reduced.yaml"));
   ASSERT_EQ(result.exit_status, 0) << result.output;
   expect_probe_outputs(load_json(out).at("outputs"), load_tensor_dict(outputs_path));
+}
+
+// Frame 0 of the TopoNet fixture as its original forward_train receives it: `img` with a queue of
+// one, the metas as tensors, the ground truth under forward_train's names; `zero_ego_motion`: as
+// its forward_test sees a first frame.
+void write_toponet_probe_input(const std::filesystem::path& file, bool zero_ego_motion) {
+  const TensorMap frames = load_tensor_dict(source_dir() / "tests/data/gradients/two_frames.pt");
+  const TensorMap extra = load_tensor_dict(toponet_data("inputs.pt"));
+  NamedTensors input;
+  input.emplace_back("img", at_key(frames, "img").narrow(0, 0, 1).unsqueeze(1));
+  for (const std::string key : {"lidar2img", "img_shape", "pad_shape", "scale_factor"}) {
+    input.emplace_back(key, at_key(frames, key).narrow(0, 0, 1));
+  }
+  at::Tensor can_bus = at_key(frames, "can_bus").narrow(0, 0, 1).clone();
+  if (zero_ego_motion) {
+    can_bus.narrow(1, 0, 3).zero_();
+    can_bus.narrow(1, 17, 1).zero_();
+  }
+  input.emplace_back("can_bus", can_bus);
+  for (const std::string key : {"crop_shape", "lidar2global_rotation"}) {
+    input.emplace_back(key, at_key(extra, key).narrow(0, 0, 1));
+  }
+  for (const std::string key : {"gt_lanes_3d", "gt_lane_labels_3d", "gt_lane_adj",
+                                "gt_lane_lcte_adj", "gt_bboxes", "gt_labels"}) {
+    input.emplace_back(key + ".0", at_key(extra, key + ".0"));
+  }
+  write_pth(file, to_pth_value(input));
+}
+
+// probe_model drives TopoNet through the detector interface in every mode, from a forward_train
+// input file, as the original computes it.
+TEST(ProbeModel, ProbesTopoNetInEveryMode) {
+  LOAD_TOPONET_SHARED_WEIGHTS(shared);
+  const auto dir = scratch_dir("probe_toponet");
+  write_pth(dir / "state_dict.pt", to_pth_value(module_state_dict(*toponet_fixture_model(shared))));
+  write_toponet_probe_input(dir / "train.pt", /*zero_ego_motion=*/false);
+  write_toponet_probe_input(dir / "test.pt", /*zero_ego_motion=*/true);
+  const std::string config = (source_dir() / "configs/fixtures/toponet_reduced.yaml").string();
+  const auto probe = [&](const std::string& mode, const std::string& input,
+                         const std::string& extra = "") {
+    return run_app("probe_model", config + " --state-dict " + (dir / "state_dict.pt").string() +
+                                      " --input " + (dir / input).string() + " --out " +
+                                      (dir / (mode + ".out")).string() + " --mode " + mode + extra);
+  };
+
+  const CommandResult train = probe("train", "train.pt");
+  ASSERT_EQ(train.exit_status, 0) << train.output;
+  const nlohmann::json trained = load_json(dir / "train.out");
+  expect_probe_losses(trained, load_json(toponet_data("one_frame_losses.json")));
+  const TensorMap recorded = load_tensor_dict(toponet_data("one_frame_outputs.pt"));
+  for (const auto& [head, key] :
+       {std::pair<std::string, std::string>{"bbox_head", "te"}, {"pts_bbox_head", "lane"}}) {
+    const nlohmann::json& layers = trained.at("assignments").at(head);
+    ASSERT_EQ(layers.size(), 6u) << head << ": one entry per decoder layer";
+    for (size_t layer = 0; layer < layers.size(); ++layer) {
+      for (const std::string field : {"pos_inds", "pos_assigned_gt_inds"}) {
+        const std::string name = "assign." + key + "." + std::to_string(layer) + ".0." + field;
+        const std::vector<int64_t> ours = layers.at(layer).at(field);
+        EXPECT_EQ(ours, probe_indices(at_key(recorded, name).to(torch::kLong).contiguous()))
+            << name;
+      }
+    }
+  }
+
+  const CommandResult test = probe("test", "test.pt");
+  ASSERT_EQ(test.exit_status, 0) << test.output;
+  const nlohmann::json outputs = load_json(dir / "test.out").at("outputs");
+  const TensorMap expected = load_tensor_dict(toponet_data("test_outputs.pt"));
+  for (const auto& [ours, theirs] :
+       {std::pair<std::string, std::string>{"new_prev_bev", "test.bev"},
+        {"pred_lc.lanes", "test.lane.lanes"},
+        {"pred_lc.scores", "test.lane.scores"},
+        {"pred_te.scores", "test.bbox.scores"},
+        {"pred_topology_lclc", "test.lclc"},
+        {"pred_topology_lcte", "test.lcte"}}) {
+    const at::Tensor reference = at_key(expected, theirs);
+    expect_close(
+        torch::tensor(probe_flat_values(outputs.at(ours)), torch::kDouble).view(reference.sizes()),
+        reference, ours);
+  }
+  const at::Tensor boxes = at_key(expected, "test.bbox.boxes");
+  expect_close(torch::tensor(probe_flat_values(outputs.at("pred_te.bboxes_labels")), torch::kDouble)
+                   .view({boxes.size(0), 5})
+                   .narrow(1, 0, 4),
+               boxes, "pred_te.bboxes_labels");
+
+  const CommandResult grads = probe(
+      "grads", "train.pt", " --compare-with " + toponet_data("one_frame_gradients.pt").string());
+  EXPECT_EQ(grads.exit_status, 0) << grads.output;
+  EXPECT_NE(grads.output.find(" gradients beyond 1e-05 relative"), std::string::npos)
+      << grads.output;
+
+  const CommandResult shapes =
+      run_app("probe_model", config + " --mode state-dict --out " + (dir / "shapes.json").string());
+  ASSERT_EQ(shapes.exit_status, 0) << shapes.output;
+  EXPECT_EQ(load_json(dir / "shapes.json").size(), 905u);
 }
 
 TEST(ProbeModel, BadInputsExitWithStatusTwoAndOneLine) {

@@ -67,7 +67,7 @@ void expect_training_step_as_original(const std::vector<int64_t>& frames, const 
   model->set_dropout(0.0);
   const Batch batch = toponet_fixture_batch(frames);
   const TopoNetOutputs out = model->forward(batch);
-  const TopoNetLosses losses = model->losses(out, batch);
+  const DetectorLosses losses = model->losses_of(out, batch);
 
   const TensorMap recorded = load_tensor_dict(toponet_data(case_ + "_outputs.pt"));
   expect_recorded(out.bev_features, recorded, "bev");
@@ -131,7 +131,8 @@ TEST(TopoNetModel, TestPassEqualsTheOriginal) {
   const TensorMap recorded = load_tensor_dict(toponet_data("test_outputs.pt"));
   ASSERT_TRUE(torch::equal(batch.can_bus[0], at_key(recorded, "test.can_bus")));
   const TopoNetOutputs out = model->forward(batch);
-  const std::vector<FrameTestOutputs> decoded = model->decode(out, batch, /*rescale=*/false);
+  const std::vector<FrameTestOutputs> decoded =
+      model->decode_outputs(out, batch, /*rescale=*/false);
   ASSERT_EQ(decoded.size(), 1u);
   expect_recorded(out.bev_features, recorded, "test.bev");
   expect_recorded(decoded[0].te.objects.narrow(1, 0, 4), recorded, "test.bbox.boxes");
@@ -145,10 +146,10 @@ TEST(TopoNetModel, TestPassEqualsTheOriginal) {
   // Lanes are one class: the original labels every one 0.
   EXPECT_TRUE(torch::equal(at_key(recorded, "test.lane.labels"),
                            torch::zeros({decoded[0].lc.objects.size(0)}, torch::kLong)));
-  const std::set<std::string> compared = {
-      "test.can_bus",     "test.bev",         "test.bbox.boxes", "test.bbox.scores",
-      "test.bbox.labels", "test.lane.lanes",  "test.lane.scores", "test.lane.labels",
-      "test.lclc",        "test.lcte"};
+  const std::set<std::string> compared = {"test.can_bus",     "test.bev",         "test.bbox.boxes",
+                                          "test.bbox.scores", "test.bbox.labels", "test.lane.lanes",
+                                          "test.lane.scores", "test.lane.labels", "test.lclc",
+                                          "test.lcte"};
   for (const auto& [key, value] : recorded) {
     EXPECT_TRUE(compared.count(key) == 1) << key << " is recorded but not compared";
   }

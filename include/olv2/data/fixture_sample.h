@@ -9,11 +9,17 @@
 
 namespace olv2 {
 
-// Frames in the model fixtures' input format (a `.pt` dict: img [B, N, 3, H, W], lidar2img,
-// img_shape, pad_shape, scale_factor, optional can_bus, and, when `with_gt`, each frame's
-// gt_lc, gt_lc_labels, gt_te, gt_te_labels, gt_topology_lclc, gt_topology_lcte as
-// `<key>.<b>`, or as `<key>` in a one-frame file) as one batch: the frames `frames` names, in
-// that order, or all of them when it is empty. A missing key, a tensor of the wrong rank or a
+// Frames as the original model's forward_train receives them, a `.pt` dict (docs/parity.md): `img`
+// [B, queue, N, 3, H, W] with a queue of one frame (or [B, N, 3, H, W]); the img_metas fields
+// as tensors, `lidar2img` [B, N, 4, 4], `img_shape` and `pad_shape` [B, N, 3], `scale_factor`
+// [B, 4], optional `can_bus` [B, 18] (zeros without), `crop_shape` [B, N, 2] and
+// `lidar2global_rotation` [B, 3, 3] (checked; the first-frame path does not read it); and, when
+// `with_gt`, each frame's ground truth under forward_train's argument names, `gt_lanes_3d`,
+// `gt_lane_labels_3d`, `gt_bboxes`, `gt_labels`, `gt_lane_adj`, `gt_lane_lcte_adj` (or the older
+// fixtures' `gt_lc`, `gt_lc_labels`, `gt_te`, `gt_te_labels`, `gt_topology_lclc`,
+// `gt_topology_lcte`), as `<key>.<b>`, or as `<key>` in a one-frame file. Read as given: nothing
+// is changed on the way (no can_bus zeroed). One batch of the frames `frames` names, in that
+// order, or of all of them when it is empty. A missing key, a tensor of the wrong rank or a
 // frame out of range is an input error naming the file and key.
 Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
                          const std::vector<int64_t>& frames = {});

@@ -6,6 +6,16 @@
 
 namespace olv2 {
 
+LossMap DetectorImpl::forward_train(const Batch& batch) {
+  const Batch seen = as_the_original_sees(batch);
+  return losses_of(*forward_outputs(seen), seen).losses;
+}
+
+std::vector<FramePrediction> DetectorImpl::predict(const Batch& batch) {
+  const Batch seen = as_the_original_sees(batch);
+  return predictions_of(seen, decode_outputs(*forward_outputs(seen), seen, /*rescale=*/true));
+}
+
 at::Tensor total_loss(const LossMap& losses) {
   at::Tensor total;
   for (const auto& [name, value] : losses) total = total.defined() ? total + value : value;

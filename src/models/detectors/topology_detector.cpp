@@ -51,13 +51,19 @@ DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
 
 void TopologyDetectorImpl::require_ground_truth(const Batch& batch) const {
   if (!batch.has_gt())
-    throw runtime_error(name_ + "::forward_train: the batch has no ground truth");
+    throw runtime_error(name_ + ": the batch has no ground truth for the losses");
 }
 
-DetectorLosses TopologyDetectorImpl::losses(DetectorOutputs outputs, const Batch& batch) {
+std::shared_ptr<ForwardOutputs> TopologyDetectorImpl::forward_outputs(const Batch& batch) {
+  return std::make_shared<DetectorOutputs>(forward(batch));
+}
+
+DetectorLosses TopologyDetectorImpl::losses_of(const ForwardOutputs& forward_outputs,
+                                               const Batch& batch) {
   require_ground_truth(batch);
   const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
   const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  DetectorOutputs outputs = outputs_as<DetectorOutputs>(forward_outputs);
   for (HeadOutputs* head : {&outputs.lanes, &outputs.traffic_elements}) {
     head->cls_scores = head->cls_scores.to(at::kFloat);
     head->reg_preds = head->reg_preds.to(at::kFloat);
@@ -67,13 +73,9 @@ DetectorLosses TopologyDetectorImpl::losses(DetectorOutputs outputs, const Batch
   return compose_losses(outputs, batch);
 }
 
-LossMap TopologyDetectorImpl::forward_train(const Batch& batch) {
-  require_ground_truth(batch);
-  return losses(forward(batch), batch).losses;
-}
-
-std::vector<FrameTestOutputs> TopologyDetectorImpl::decode(const DetectorOutputs& outputs,
-                                                           const Batch& batch, bool rescale) const {
+std::vector<FrameTestOutputs> TopologyDetectorImpl::decode_outputs(
+    const ForwardOutputs& forward_outputs, const Batch& batch, bool rescale) const {
+  const DetectorOutputs& outputs = outputs_as<DetectorOutputs>(forward_outputs);
   const at::Tensor lclc = lclc_head_->probabilities(outputs.lclc);
   const at::Tensor lcte = lcte_head_->probabilities(outputs.lcte);
   std::vector<FrameTestOutputs> results;
@@ -92,8 +94,9 @@ std::vector<FrameTestOutputs> TopologyDetectorImpl::decode(const DetectorOutputs
   return results;
 }
 
-std::vector<FramePrediction> TopologyDetectorImpl::predict(const Batch& batch) {
-  return frame_predictions(batch, decode(forward(batch), batch, /*rescale=*/true));
+std::vector<FramePrediction> TopologyDetectorImpl::predictions_of(
+    const Batch& batch, const std::vector<FrameTestOutputs>& decoded) const {
+  return frame_predictions(batch, decoded);
 }
 
 void TopologyDetectorImpl::set_dropout(double p) {

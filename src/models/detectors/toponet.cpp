@@ -128,8 +128,13 @@ TopoNetOutputs TopoNetImpl::forward(const Batch& batch) {
   return out;
 }
 
-TopoNetLosses TopoNetImpl::losses(const TopoNetOutputs& outputs, const Batch& batch) {
-  if (!batch.has_gt()) throw runtime_error("TopoNet::forward_train: the batch has no ground truth");
+std::shared_ptr<ForwardOutputs> TopoNetImpl::forward_outputs(const Batch& batch) {
+  return std::make_shared<TopoNetOutputs>(forward(batch));
+}
+
+DetectorLosses TopoNetImpl::losses_of(const ForwardOutputs& forward_outputs, const Batch& batch) {
+  if (!batch.has_gt()) throw runtime_error("TopoNet: the batch has no ground truth for the losses");
+  const TopoNetOutputs& outputs = outputs_as<TopoNetOutputs>(forward_outputs);
   const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
   const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
   HeadOutputs te_outputs = outputs.traffic_elements;
@@ -140,7 +145,7 @@ TopoNetLosses TopoNetImpl::losses(const TopoNetOutputs& outputs, const Batch& ba
   DetrHeadLosses lanes =
       lane_head_->loss(outputs.lanes, batch.gt_lc, batch.gt_lc_labels, batch.gt_topology_lclc,
                        batch.gt_topology_lcte, te.assign_results, all_reduce_mean);
-  TopoNetLosses result;
+  DetectorLosses result;
   for (auto& [name, value] : lanes.losses) result.losses.emplace_back("lane_head." + name, value);
   // As the original: without any traffic element in the batch their losses stay in the graph
   // multiplied by zero.
@@ -154,12 +159,9 @@ TopoNetLosses TopoNetImpl::losses(const TopoNetOutputs& outputs, const Batch& ba
   return result;
 }
 
-namespace {
-
-// The batch with each frame's ego motion zeroed (the can_bus translation and yaw in degrees), as
-// TopoNet sees every frame: its dataset zeroes it for training (`union2one` over a queue of
-// one), its forward_test for a scene's first frame, which every frame is without a previous BEV.
-Batch without_ego_motion(const Batch& batch) {
+Batch TopoNetImpl::as_the_original_sees(const Batch& batch) const {
+  // Its dataset zeroes the ego motion for training (`union2one` over a queue of one), its
+  // forward_test for a scene's first frame, which every frame is without a previous BEV.
   Batch first_frames = batch;
   first_frames.can_bus = batch.can_bus.clone();
   first_frames.can_bus.narrow(1, 0, 3).zero_();
@@ -167,16 +169,9 @@ Batch without_ego_motion(const Batch& batch) {
   return first_frames;
 }
 
-}  // namespace
-
-LossMap TopoNetImpl::forward_train(const Batch& batch) {
-  if (!batch.has_gt()) throw runtime_error("TopoNet::forward_train: the batch has no ground truth");
-  const Batch first_frames = without_ego_motion(batch);
-  return losses(forward(first_frames), first_frames).losses;
-}
-
-std::vector<FrameTestOutputs> TopoNetImpl::decode(const TopoNetOutputs& outputs, const Batch& batch,
-                                                  bool rescale) const {
+std::vector<FrameTestOutputs> TopoNetImpl::decode_outputs(const ForwardOutputs& forward_outputs,
+                                                          const Batch& batch, bool rescale) const {
+  const TopoNetOutputs& outputs = outputs_as<TopoNetOutputs>(forward_outputs);
   const int64_t last = options_.lane_head.transformer.num_layers - 1;
   const at::Tensor lclc = outputs.lanes.lclc[last].squeeze(-1).sigmoid();
   const at::Tensor lcte = outputs.lanes.lcte[last].squeeze(-1).sigmoid();
@@ -205,11 +200,9 @@ std::vector<FrameTestOutputs> TopoNetImpl::decode(const TopoNetOutputs& outputs,
   return results;
 }
 
-std::vector<FramePrediction> TopoNetImpl::predict(const Batch& batch) {
-  const Batch first_frames = without_ego_motion(batch);
-  return toponet_frame_predictions(first_frames,
-                                   decode(forward(first_frames), first_frames, /*rescale=*/true),
-                                   options_.lane_head.pts_dim);
+std::vector<FramePrediction> TopoNetImpl::predictions_of(
+    const Batch& batch, const std::vector<FrameTestOutputs>& decoded) const {
+  return toponet_frame_predictions(batch, decoded, options_.lane_head.pts_dim);
 }
 
 void TopoNetImpl::set_dropout(double p) {

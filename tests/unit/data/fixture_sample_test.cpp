@@ -1,4 +1,5 @@
-// Frames in the model fixtures' input format read as a batch, and the original benchmark's
+// Frames as the original's forward_train receives them (and the older fixtures' names) read as a
+// batch, and the original benchmark's
 // resolution change of a fixture sample: the image grows by the scale, the camera projection
 // follows it, so a point in the ego frame lands on the scaled pixel, and the traffic-element
 // boxes scale with it.
@@ -8,6 +9,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "olv2/util/error.h"
@@ -66,6 +68,50 @@ TEST(FixtureBatch, ReadsEveryFrameOrTheChosenOnesInTheirOrder) {
   EXPECT_FALSE(reversed.has_gt());
 }
 
+// forward_train's format: `img` with a queue of one frame, the ground truth under its argument
+// names, the crop offsets; read as given.
+TEST(FixtureBatch, ReadsTheOriginalForwardTrainsArguments) {
+  NamedTensors original;
+  for (auto& [key, tensor] : two_frame_input()) {
+    static const std::map<std::string, std::string> renamed = {
+        {"gt_lc", "gt_lanes_3d"},
+        {"gt_lc_labels", "gt_lane_labels_3d"},
+        {"gt_te", "gt_bboxes"},
+        {"gt_te_labels", "gt_labels"},
+        {"gt_topology_lclc", "gt_lane_adj"},
+        {"gt_topology_lcte", "gt_lane_lcte_adj"}};
+    const std::string base = key.substr(0, key.find('.'));
+    const auto name = renamed.find(base);
+    const std::string new_key =
+        name == renamed.end() ? key : name->second + key.substr(base.size());
+    original.emplace_back(new_key, key == "img" ? tensor.unsqueeze(1) : tensor);
+  }
+  original.emplace_back("crop_shape", torch::tensor({0, 2}).repeat({2, 2, 1}));
+  original.emplace_back("lidar2global_rotation", torch::eye(3, torch::kDouble).repeat({2, 1, 1}));
+  const fs::path dir = test::scratch_dir("fixture_batch_original");
+  const Batch batch = read_fixture_batch(written(original, dir / "original.pt"), true);
+  const Batch older = read_fixture_batch(written(two_frame_input(), dir / "older.pt"), true);
+  ASSERT_EQ(batch.size(), 2);
+  EXPECT_TRUE(batch.images.equal(older.images));
+  EXPECT_TRUE(batch.can_bus.equal(older.can_bus));
+  for (size_t b = 0; b < 2; ++b) {
+    EXPECT_TRUE(batch.gt_lc[b].equal(older.gt_lc[b]));
+    EXPECT_TRUE(batch.gt_topology_lcte[b].equal(older.gt_topology_lcte[b]));
+    EXPECT_EQ(batch.metas[b].crop_shape, (std::vector<std::array<int64_t, 2>>{{0, 2}, {0, 2}}));
+  }
+  // The detectors run the first-frame path: a longer queue is refused.
+  NamedTensors queued = original;
+  queued[0].second = torch::cat({queued[0].second, queued[0].second}, 1);
+  try {
+    read_fixture_batch(written(queued, dir / "queued.pt"), true);
+    FAIL() << "a queue of two accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("queued.pt: key `img`: a queue of 2 frames"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(FixtureBatch, AFrameOutOfRangeOrMissingGroundTruthNamesTheFileAndKey) {
   const fs::path dir = test::scratch_dir("fixture_batch_errors");
   const fs::path file = written(two_frame_input(), dir / "two.pt");
@@ -86,7 +132,7 @@ TEST(FixtureBatch, AFrameOutOfRangeOrMissingGroundTruthNamesTheFileAndKey) {
   const fs::path partial = written(without_gt, dir / "partial.pt");
   EXPECT_NE(message([&] {
               read_fixture_batch(partial, true);
-            }).find("partial.pt: key `gt_topology_lcte.1` missing"),
+            }).find("partial.pt: key `gt_lane_lcte_adj.1` missing"),
             std::string::npos);
   EXPECT_NO_THROW(read_fixture_batch(partial, true, {0}));
   NamedTensors short_can_bus = two_frame_input();

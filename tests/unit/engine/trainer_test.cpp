@@ -18,13 +18,30 @@ namespace olv2 {
 namespace {
 
 // loss = (w · mean(images) − 1)²
+struct ScalarOutputs : ForwardOutputs {
+  torch::Tensor fit;  // w · mean(images)
+};
+
 class ScalarDetectorImpl : public DetectorImpl {
  public:
   ScalarDetectorImpl() { weight = register_parameter("weight", torch::zeros({1})); }
-  LossMap forward_train(const Batch& batch) override {
-    return {{"loss_fit", (weight * batch.images.mean() - 1.0).pow(2).sum()}};
+  std::shared_ptr<ForwardOutputs> forward_outputs(const Batch& batch) override {
+    auto outputs = std::make_shared<ScalarOutputs>();
+    outputs->fit = weight * batch.images.mean();
+    return outputs;
   }
-  std::vector<FramePrediction> predict(const Batch& /*batch*/) override { return {}; }
+  DetectorLosses losses_of(const ForwardOutputs& outputs, const Batch& /*batch*/) override {
+    return {{{"loss_fit", (outputs_as<ScalarOutputs>(outputs).fit - 1.0).pow(2).sum()}}, {}, {}};
+  }
+  std::vector<FrameTestOutputs> decode_outputs(const ForwardOutputs& /*outputs*/,
+                                               const Batch& /*batch*/,
+                                               bool /*rescale*/) const override {
+    return {};
+  }
+  std::vector<FramePrediction> predictions_of(
+      const Batch& /*batch*/, const std::vector<FrameTestOutputs>& /*decoded*/) const override {
+    return {};
+  }
   void set_dropout(double /*p*/) override {}
   torch::Tensor weight;
 };

@@ -23,7 +23,7 @@
 namespace olv2 {
 
 // Everything one forward pass computes.
-struct DetectorOutputs {
+struct DetectorOutputs : ForwardOutputs {
   std::vector<at::Tensor> image_features;  // the neck's levels, each [B, N_cam, C, h, w]
   at::Tensor bev_features;                 // [B, C, bev_h, bev_w]
   HeadOutputs lanes;
@@ -32,29 +32,21 @@ struct DetectorOutputs {
   at::Tensor lcte;
   DetrImageGeometry lane_geometry;  // the BEV grid
   DetrImageGeometry traffic_element_geometry;
-};
 
-struct DetectorLosses {
-  LossMap losses;
-  std::vector<std::vector<AssignResult>> lane_assign;  // [decoder layer][sample]
-  std::vector<std::vector<AssignResult>> traffic_element_assign;
+  at::Tensor next_prev_bev() const override { return bev_features.flatten(2).transpose(1, 2); }
 };
 
 class TopologyDetectorImpl : public DetectorImpl {
  public:
-  // The one forward pass, in train or eval mode.
+  // The one forward pass, in train or eval mode, with its outputs typed.
   DetectorOutputs forward(const Batch& batch);
-  // The losses of a batch with ground truth, computed in float32 whatever autocast produced the
-  // outputs in, with every decoder layer's matching.
-  DetectorLosses losses(DetectorOutputs outputs, const Batch& batch);
-  // Per sample: lanes in metres, relations as probabilities, boxes in the resized front image,
-  // or divided by the scale factor when `rescale` (in raw front-image pixels).
-  std::vector<FrameTestOutputs> decode(const DetectorOutputs& outputs, const Batch& batch,
-                                       bool rescale) const;
 
-  LossMap forward_train(const Batch& batch) override;
-  // decode(forward(batch), batch, rescale = true) in the results-file form.
-  std::vector<FramePrediction> predict(const Batch& batch) override;
+  std::shared_ptr<ForwardOutputs> forward_outputs(const Batch& batch) override;
+  DetectorLosses losses_of(const ForwardOutputs& outputs, const Batch& batch) override;
+  std::vector<FrameTestOutputs> decode_outputs(const ForwardOutputs& outputs, const Batch& batch,
+                                               bool rescale) const override;
+  std::vector<FramePrediction> predictions_of(
+      const Batch& batch, const std::vector<FrameTestOutputs>& decoded) const override;
   void set_dropout(double p) override;
 
   const std::shared_ptr<BackboneImpl>& img_backbone() const { return img_backbone_; }

@@ -53,18 +53,14 @@ struct TopoNetOptions : DetectorOptions {
 };
 
 // Everything one forward pass computes.
-struct TopoNetOutputs {
+struct TopoNetOutputs : ForwardOutputs {
   std::vector<at::Tensor> image_features;  // the neck's levels, each [B, N_cam, C, h, w]
   at::Tensor bev_features;                 // [B, bev_h * bev_w, C]
   HeadOutputs traffic_elements;
   DetrImageGeometry traffic_element_geometry;
   TopoNetHeadOutputs lanes;
-};
 
-struct TopoNetLosses {
-  LossMap losses;
-  std::vector<std::vector<AssignResult>> lane_assign;  // [decoder layer][sample]
-  std::vector<std::vector<AssignResult>> traffic_element_assign;
+  at::Tensor next_prev_bev() const override { return bev_features; }
 };
 
 // TopoNet on its first frame (no previous BEV, as it trains and tests): ResNet -> FPN; the
@@ -75,22 +71,23 @@ class TopoNetImpl : public DetectorImpl {
  public:
   explicit TopoNetImpl(const TopoNetOptions& options);
 
-  // The one forward pass, in train or eval mode, on the can_bus as given.
+  // The one forward pass, in train or eval mode, on the can_bus as given, with its outputs
+  // typed.
   TopoNetOutputs forward(const Batch& batch);
-  // The losses of a batch with ground truth (lanes as [G, code_size] points in metres),
-  // computed in float32, with every decoder layer's matching.
-  TopoNetLosses losses(const TopoNetOutputs& outputs, const Batch& batch);
-  // Per sample: lanes [Q, code_size] in metres and their scores, relations as probabilities,
-  // boxes in the resized front image plus the crop offset, or divided by the scale factor first
-  // when `rescale` (raw front-image pixels).
-  std::vector<FrameTestOutputs> decode(const TopoNetOutputs& outputs, const Batch& batch,
-                                       bool rescale) const;
 
-  // Both as the original runs them: every frame without its ego motion (the can_bus translation
-  // and yaw in degrees zeroed: TopoNet's dataset does it for training, its forward_test for
-  // testing); predictions with boxes rescaled to the raw front image.
-  LossMap forward_train(const Batch& batch) override;
-  std::vector<FramePrediction> predict(const Batch& batch) override;
+  std::shared_ptr<ForwardOutputs> forward_outputs(const Batch& batch) override;
+  // Lanes as [G, code_size] points in metres; the traffic elements' losses zeroed when the batch
+  // has none.
+  DetectorLosses losses_of(const ForwardOutputs& outputs, const Batch& batch) override;
+  // Lanes [Q, code_size] in metres and their scores; boxes plus the front camera's crop offset
+  // (added after the rescaling).
+  std::vector<FrameTestOutputs> decode_outputs(const ForwardOutputs& outputs, const Batch& batch,
+                                               bool rescale) const override;
+  std::vector<FramePrediction> predictions_of(
+      const Batch& batch, const std::vector<FrameTestOutputs>& decoded) const override;
+  // Every frame without its ego motion (the can_bus translation and yaw in degrees zeroed), as
+  // TopoNet's dataset gives it for training and its forward_test for testing.
+  Batch as_the_original_sees(const Batch& batch) const override;
   void set_dropout(double p) override;
   const TopoNetOptions& options() const { return options_; }
 
