@@ -26,6 +26,8 @@
 #include "olv2/util/app_main.h"
 #include "olv2/util/compat.h"
 
+namespace olv2::programs::bench_attention {
+
 namespace {
 
 struct Case {
@@ -159,3 +161,5 @@ int main(int argc, char** argv) {
     return 0;
   });
 }
+
+}  // namespace olv2::programs::bench_attention

@@ -36,6 +36,8 @@
 #include "olv2/util/error.h"
 #include "olv2/util/platform.h"
 
+namespace olv2::programs::bench_data_parallel {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -257,3 +259,5 @@ int main(int argc, char** argv) {
     return 0;
   });
 }
+
+}  // namespace olv2::programs::bench_data_parallel

@@ -20,6 +20,8 @@
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 
+namespace olv2::programs::bench_evaluate {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -189,3 +191,5 @@ int main(int argc, char** argv) {
     return *status;
   return olv2::guarded_main("bench_evaluate", [&] { return run(options); });
 }
+
+}  // namespace olv2::programs::bench_evaluate

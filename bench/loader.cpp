@@ -19,6 +19,8 @@
 #include "olv2/util/app_main.h"
 #include "olv2/util/error.h"
 
+namespace olv2::programs::bench_loader {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -169,3 +171,5 @@ int main(int argc, char** argv) {
     return 0;
   });
 }
+
+}  // namespace olv2::programs::bench_loader

@@ -20,6 +20,8 @@
 #include "olv2/util/error.h"
 #include "olv2/util/platform.h"
 
+namespace olv2::programs::bench_soak {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -161,3 +163,5 @@ int main(int argc, char** argv) {
   if (const auto status = olv2::parse_command_line(app, "bench_soak", argc, argv)) return *status;
   return olv2::guarded_main("bench_soak", [&] { return run(args); });
 }
+
+}  // namespace olv2::programs::bench_soak

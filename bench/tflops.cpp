@@ -22,6 +22,8 @@
 #include "olv2/util/environment.h"
 #include "olv2/util/error.h"
 
+namespace olv2::programs::bench_tflops {
+
 namespace {
 
 struct Arguments {
@@ -139,3 +141,5 @@ int main(int argc, char** argv) {
   if (const auto status = olv2::parse_command_line(app, "bench_tflops", argc, argv)) return *status;
   return olv2::guarded_main("bench_tflops", [&] { return run(args); });
 }
+
+}  // namespace olv2::programs::bench_tflops

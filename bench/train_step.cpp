@@ -49,6 +49,8 @@
 #include "op_profile.h"
 #include "stage_times.h"
 
+namespace olv2::programs::bench_train_step {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -412,3 +414,5 @@ int main(int argc, char** argv) {
     return 0;
   });
 }
+
+}  // namespace olv2::programs::bench_train_step

@@ -7,6 +7,8 @@
 #include "olv2/util/allocator_tuning.h"
 #include "olv2/util/app_main.h"
 
+namespace olv2::programs::benchmark {
+
 namespace {
 
 constexpr int64_t kDefaultFrames = 100;
@@ -43,3 +45,5 @@ int main(int argc, char** argv) {
     return olv2::run_inference_benchmark(options);
   });
 }
+
+}  // namespace olv2::programs::benchmark

@@ -19,6 +19,8 @@
 #include "olv2/util/error.h"
 #include "olv2/util/pth/pth_file.h"
 
+namespace olv2::programs::check_data {
+
 namespace {
 
 struct Arguments {
@@ -121,3 +123,5 @@ int main(int argc, char** argv) {
   if (const auto status = olv2::parse_command_line(app, "check_data", argc, argv)) return *status;
   return olv2::guarded_main("check_data", [&] { return run(args); });
 }
+
+}  // namespace olv2::programs::check_data

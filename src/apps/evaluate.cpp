@@ -20,6 +20,8 @@
 #include "olv2/util/error.h"
 #include "olv2/util/filesystem.h"
 
+namespace olv2::programs::evaluate {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -112,3 +114,5 @@ int main(int argc, char** argv) {
   if (const auto status = olv2::parse_command_line(app, "evaluate", argc, argv)) return *status;
   return olv2::guarded_main("evaluate", [&] { return run(args); });
 }
+
+}  // namespace olv2::programs::evaluate

@@ -10,6 +10,8 @@
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/pth/pth_print.h"
 
+namespace olv2::programs::inspect_checkpoint {
+
 namespace {
 
 std::string file_header(const std::string& path) {
@@ -45,3 +47,5 @@ int main(int argc, char** argv) {
     return static_cast<int>(olv2::ExitStatus::kSuccess);
   });
 }
+
+}  // namespace olv2::programs::inspect_checkpoint

@@ -12,6 +12,8 @@
 #include "olv2/util/elapsed.h"
 #include "olv2/util/error.h"
 
+namespace olv2::programs::make_synthetic_data {
+
 int main(int argc, char** argv) {
   olv2::synthetic::SyntheticDataOptions options;
   CLI::App app{
@@ -64,3 +66,5 @@ int main(int argc, char** argv) {
     return 0;
   });
 }
+
+}  // namespace olv2::programs::make_synthetic_data

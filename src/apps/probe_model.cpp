@@ -32,6 +32,8 @@
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/state_dict.h"
 
+namespace olv2::programs::probe_model {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -303,3 +305,5 @@ int main(int argc, char** argv) {
     return 0;
   });
 }
+
+}  // namespace olv2::programs::probe_model

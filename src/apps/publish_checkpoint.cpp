@@ -14,6 +14,8 @@
 #include "olv2/util/pth/pth_file.h"
 #include "olv2/util/sha256.h"
 
+namespace olv2::programs::publish_checkpoint {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -82,3 +84,5 @@ int main(int argc, char** argv) {
   }
   return olv2::guarded_main("publish_checkpoint", [&] { return run(in, out); });
 }
+
+}  // namespace olv2::programs::publish_checkpoint

@@ -4,6 +4,8 @@
 #include "olv2/util/allocator_tuning.h"
 #include "olv2/util/app_main.h"
 
+namespace olv2::programs::test_ds {
+
 int main(int argc, char** argv) {
   olv2::install_memory_reusing_allocators();
   return olv2::guarded_main("test_ds", [&] {
@@ -11,3 +13,5 @@ int main(int argc, char** argv) {
     return options ? olv2::run_inference_command(*options) : 0;
   });
 }
+
+}  // namespace olv2::programs::test_ds

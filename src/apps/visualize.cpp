@@ -19,6 +19,8 @@
 #include "olv2/util/error.h"
 #include "olv2/visualization/frame_figure.h"
 
+namespace olv2::programs::visualize {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,3 +72,5 @@ int main(int argc, char** argv) {
   if (!args.dataset.max_frames) args.dataset.max_frames = kDefaultFrames;
   return olv2::guarded_main("visualize", [&] { return run(args); });
 }
+
+}  // namespace olv2::programs::visualize
