@@ -14,11 +14,23 @@ const Registry<AttentionOptions>& attention_registry() {
   const auto deformable = [](const std::string& type) {
     return AttentionRegistry::Entry{
         MultiScaleDeformableAttentionOptions::schema(type),
-        [](const ConfigNode& section) -> std::shared_ptr<const AttentionOptions> {
+        [](const ConfigNode& section,
+           const std::string& /*scope*/) -> std::shared_ptr<const AttentionOptions> {
           return std::make_shared<const MultiScaleDeformableAttentionOptions>(
               MultiScaleDeformableAttentionOptions::from_config(section));
         }};
   };
+  // TopoNet's copy of BEVFormer's temporal self-attention (and LaneSegNet's, the same code),
+  // which TopoNet's configs name `TemporalSelfAttention` as the plug-in's: read in the scope
+  // `toponet`.
+  const AttentionRegistry::Entry toponet_temporal_self_attention{
+      TemporalSelfAttentionOptions::schema("toponet.TemporalSelfAttention"),
+      [](const ConfigNode& section,
+         const std::string& /*scope*/) -> std::shared_ptr<const AttentionOptions> {
+        return std::make_shared<const TemporalSelfAttentionOptions>(
+            TemporalSelfAttentionOptions::from_config(section,
+                                                      TemporalSelfAttentionCode::kTopoNet));
+      }};
   static const AttentionRegistry registry(
       "attention",
       {
@@ -28,6 +40,7 @@ const Registry<AttentionOptions>& attention_registry() {
           {"MultiheadAttention", AttentionRegistry::entry<MultiheadAttentionOptions>()},
           {"SpatialCrossAttention", AttentionRegistry::entry<SpatialCrossAttentionOptions>()},
           {"TemporalSelfAttention", AttentionRegistry::entry<TemporalSelfAttentionOptions>()},
+          {"toponet.TemporalSelfAttention", toponet_temporal_self_attention},
       });
   return registry;
 }

@@ -89,13 +89,15 @@ const Registry<OptimizerOptions>& optimizer_registry() {
   const auto adam = [](const std::string& type) {
     return OptimizerRegistry::Entry{
         AdamOptions::schema(type),
-        [](const ConfigNode& section) -> std::shared_ptr<const OptimizerOptions> {
+        [](const ConfigNode& section,
+           const std::string& /*scope*/) -> std::shared_ptr<const OptimizerOptions> {
           return std::make_shared<const AdamOptions>(AdamOptions::from_config(section));
         }};
   };
   const OptimizerRegistry::Entry sgd{
       SgdOptions::schema(),
-      [](const ConfigNode& section) -> std::shared_ptr<const OptimizerOptions> {
+      [](const ConfigNode& section,
+         const std::string& /*scope*/) -> std::shared_ptr<const OptimizerOptions> {
         return std::make_shared<const SgdOptions>(SgdOptions::from_config(section));
       }};
   static const OptimizerRegistry registry(

@@ -74,11 +74,11 @@ void expect_training_step_as_original(const std::vector<int64_t>& frames, const 
   expect_recorded(out.traffic_elements.cls_scores, recorded, "te.all_cls_scores");
   expect_recorded(out.traffic_elements.reg_preds, recorded, "te.all_bbox_preds");
   expect_recorded(out.traffic_elements.query_states, recorded, "te.history_states");
-  expect_recorded(out.lanes.lanes.cls_scores, recorded, "lane.all_cls_scores");
-  expect_recorded(out.lanes.lanes.reg_preds, recorded, "lane.all_lanes_preds");
+  expect_recorded(out.lanes.cls_scores, recorded, "lane.all_cls_scores");
+  expect_recorded(out.lanes.reg_preds, recorded, "lane.all_lanes_preds");
   expect_recorded(out.lanes.lclc, recorded, "lane.all_lclc_preds");
   expect_recorded(out.lanes.lcte, recorded, "lane.all_lcte_preds");
-  expect_recorded(out.lanes.lanes.query_states, recorded, "lane.history_states");
+  expect_recorded(out.lanes.query_states, recorded, "lane.history_states");
   expect_toponet_assignments(losses.traffic_element_assign, recorded, "te");
   expect_toponet_assignments(losses.lane_assign, recorded, "lane");
   expect_losses_as_recorded(losses.losses, toponet_data(case_ + "_losses.json"));

@@ -8,6 +8,7 @@
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lc_deformable_detr_head.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
+#include "olv2/models/heads/toponet_head.h"
 
 namespace olv2::test {
 
@@ -66,7 +67,8 @@ void wrap_head(std::shared_ptr<const ObjectHeadOptions>& head, Matchings mode,
                const std::shared_ptr<MatchingLog>& log) {
   if (wrap_if<CustomDetrHeadOptions>(head, mode, log) ||
       wrap_if<TeDeformableDetrHeadOptions>(head, mode, log) ||
-      wrap_if<LcDeformableDetrHeadOptions>(head, mode, log)) {
+      wrap_if<LcDeformableDetrHeadOptions>(head, mode, log) ||
+      wrap_if<TopoNetHeadOptions>(head, mode, log)) {
     return;
   }
   throw std::logic_error(std::string("with_matchings: an object head options type it does not ") +
@@ -131,7 +133,7 @@ BaselineLargeOptions with_matchings(BaselineLargeOptions options, Matchings mode
 
 TopoNetOptions with_matchings(TopoNetOptions options, Matchings mode,
                               const std::shared_ptr<MatchingLog>& log) {
-  options.lane_head.assigner = wrapped(options.lane_head.assigner, mode, log);
+  wrap_head(options.lane_head, mode, log);
   wrap_head(options.bbox_head, mode, log);
   return options;
 }

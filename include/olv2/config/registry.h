@@ -13,6 +13,19 @@
 
 namespace olv2 {
 
+namespace registry_detail {
+
+// Whether `Options::from_config(section, scope)` exists.
+template <typename Options, typename = void>
+struct reads_in_scope : std::false_type {};
+template <typename Options>
+struct reads_in_scope<Options,
+                      std::void_t<decltype(Options::from_config(
+                          std::declval<const ConfigNode&>(), std::declval<const std::string&>()))>>
+    : std::true_type {};
+
+}  // namespace registry_detail
+
 // The components of one family (backbones, necks, detectors, hooks, ...) by their config `type`,
 // as mmcv's registries: each type has its options' schema and reader, and its options build the
 // component. `FamilyOptions` is the family's options interface; a component's options struct
@@ -23,21 +36,31 @@ class Registry {
  public:
   struct Entry {
     Schema schema;
-    std::shared_ptr<const FamilyOptions> (*read)(const ConfigNode& section);
+    std::shared_ptr<const FamilyOptions> (*read)(const ConfigNode& section,
+                                                 const std::string& scope);
   };
 
   // The registration of the component whose options struct is `Options`. A family whose
   // members are built straight from their section (transforms) registers types whose
-  // `from_config` returns the `std::shared_ptr<const FamilyOptions>` itself.
+  // `from_config` returns the `std::shared_ptr<const FamilyOptions>` itself. An `Options` whose
+  // parts are read by `type` too takes the scope on: `from_config(section, scope)`.
   template <typename Options>
   static Entry entry() {
     return {Options::schema(),
-            [](const ConfigNode& section) -> std::shared_ptr<const FamilyOptions> {
-              using Read = decltype(Options::from_config(section));
+            [](const ConfigNode& section,
+               const std::string& scope) -> std::shared_ptr<const FamilyOptions> {
+              const auto read = [&] {
+                if constexpr (registry_detail::reads_in_scope<Options>::value) {
+                  return Options::from_config(section, scope);
+                } else {
+                  return Options::from_config(section);
+                }
+              };
+              using Read = decltype(read());
               if constexpr (std::is_convertible_v<Read, std::shared_ptr<const FamilyOptions>>) {
-                return Options::from_config(section);
+                return read();
               } else {
-                return std::make_shared<const Options>(Options::from_config(section));
+                return std::make_shared<const Options>(read());
               }
             }};
   }
@@ -54,15 +77,21 @@ class Registry {
   }
 
   // The options of the component the section's tag names; an unknown type is an input error
-  // naming the known ones.
-  std::shared_ptr<const FamilyOptions> read(const ConfigNode& section) const {
+  // naming the known ones. `scope` is the registry scope the section is read in, as mmengine's:
+  // a type registered as `<scope>.<type>` (the copy of a component that one project changed,
+  // such as TopoNet's `toponet.TemporalSelfAttention`) is what `<type>` names in that scope; a
+  // tag written `<scope>.<type>` names it anywhere.
+  std::shared_ptr<const FamilyOptions> read(const ConfigNode& section,
+                                            const std::string& scope = "") const {
     const ConfigNode& type = section.at(tag_);
-    const auto found = types_.find(type.as_string());
+    auto found = types_.end();
+    if (!scope.empty()) found = types_.find(scope + "." + type.as_string());
+    if (found == types_.end()) found = types_.find(type.as_string());
     if (found == types_.end()) {
       throw input_error(type.where() + ": unknown " + family_ + " " + tag_ + " `" +
                         type.as_string() + "` (expected one of: " + known_types() + ")");
     }
-    return found->second.read(section);
+    return found->second.read(section, scope);
   }
 
   // The schema of the type registered as `name`, or null when there is none.

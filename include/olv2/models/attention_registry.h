@@ -22,11 +22,12 @@ struct AttentionOptions {
 // Every attention type by its original name.
 const Registry<AttentionOptions>& attention_registry();
 
-// The attention configured by `section`, which must be an `Options` (the one the layer runs
-// there, named `runs` in the message).
+// The attention configured by `section`, read in the registry `scope` (Registry::read), which
+// must be an `Options` (the one the layer runs there, named `runs` in the message).
 template <typename Options>
-Options read_attention(const ConfigNode& section, const std::string& runs) {
-  const std::shared_ptr<const AttentionOptions> options = attention_registry().read(section);
+Options read_attention(const ConfigNode& section, const std::string& runs,
+                       const std::string& scope = "") {
+  const std::shared_ptr<const AttentionOptions> options = attention_registry().read(section, scope);
   const auto* typed = dynamic_cast<const Options*>(options.get());
   if (typed == nullptr) {
     throw input_error(section.where() + ": this layer runs " + runs + " here, not `" +

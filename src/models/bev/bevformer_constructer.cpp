@@ -27,7 +27,8 @@ Schema BevFormerConstructerOptions::schema() {
   return schema;
 }
 
-BevFormerConstructerOptions BevFormerConstructerOptions::from_config(const ConfigNode& section) {
+BevFormerConstructerOptions BevFormerConstructerOptions::from_config(const ConfigNode& section,
+                                                                     const std::string& scope) {
   BevFormerConstructerOptions o;
   o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
   o.num_feature_levels = section.get<int64_t>("num_feature_levels", o.num_feature_levels);
@@ -37,7 +38,7 @@ BevFormerConstructerOptions BevFormerConstructerOptions::from_config(const Confi
   o.use_can_bus = section.get<bool>("use_can_bus", o.use_can_bus);
   o.can_bus_norm = section.get<bool>("can_bus_norm", o.can_bus_norm);
   o.use_cams_embeds = section.get<bool>("use_cams_embeds", o.use_cams_embeds);
-  o.encoder = BevFormerEncoderOptions::from_config(section.at("encoder"));
+  o.encoder = BevFormerEncoderOptions::from_config(section.at("encoder"), scope);
   o.positional_encoding =
       LearnedPositionalEncodingOptions::from_config(section.at("positional_encoding"));
   return o;

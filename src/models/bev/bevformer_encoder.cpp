@@ -13,13 +13,14 @@ Schema BevFormerEncoderOptions::schema() {
   return layer_sequence_schema("BEVFormerEncoder", BevFormerLayerOptions::schema());
 }
 
-BevFormerEncoderOptions BevFormerEncoderOptions::from_config(const ConfigNode& section) {
+BevFormerEncoderOptions BevFormerEncoderOptions::from_config(const ConfigNode& section,
+                                                             const std::string& scope) {
   require_flag(section, "return_intermediate", false, "the constructor returns the last layer");
   BevFormerEncoderOptions o;
   o.num_layers = section.at("num_layers").as_int();
   o.num_points_in_pillar = section.get<int64_t>("num_points_in_pillar", o.num_points_in_pillar);
   if (const ConfigNode* range = section.find("pc_range")) o.pc_range = fixed_numbers<6>(*range);
-  o.layer = BevFormerLayerOptions::from_config(section.at("transformerlayers"));
+  o.layer = BevFormerLayerOptions::from_config(section.at("transformerlayers"), scope);
   return o;
 }
 

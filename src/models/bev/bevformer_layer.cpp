@@ -12,13 +12,14 @@ Schema BevFormerLayerOptions::schema() {
   return transformer_layer_schema("BEVFormerLayer", attention_list_schema());
 }
 
-BevFormerLayerOptions BevFormerLayerOptions::from_config(const ConfigNode& section) {
+BevFormerLayerOptions BevFormerLayerOptions::from_config(const ConfigNode& section,
+                                                         const std::string& scope) {
   BevFormerLayerOptions o;
   require_operation_order(section, {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"});
   o.self_attention =
-      layer_attention<TemporalSelfAttentionOptions>(section, 0, "TemporalSelfAttention");
+      layer_attention<TemporalSelfAttentionOptions>(section, 0, "TemporalSelfAttention", scope);
   o.cross_attention =
-      layer_attention<SpatialCrossAttentionOptions>(section, 1, "SpatialCrossAttention");
+      layer_attention<SpatialCrossAttentionOptions>(section, 1, "SpatialCrossAttention", scope);
   o.ffn = FfnOptions::from_layer_config(section, o.ffn);
   return o;
 }

@@ -9,14 +9,16 @@
 
 namespace olv2 {
 
-Schema TemporalSelfAttentionOptions::schema() {
-  Schema schema = MultiScaleDeformableAttentionOptions::schema("TemporalSelfAttention");
+Schema TemporalSelfAttentionOptions::schema(const std::string& type) {
+  Schema schema = MultiScaleDeformableAttentionOptions::schema(type);
   schema.optional("num_bev_queue", Schema::integer());
   return schema;
 }
 
-TemporalSelfAttentionOptions TemporalSelfAttentionOptions::from_config(const ConfigNode& section) {
+TemporalSelfAttentionOptions TemporalSelfAttentionOptions::from_config(
+    const ConfigNode& section, TemporalSelfAttentionCode code) {
   TemporalSelfAttentionOptions o;
+  o.code = code;
   o.embed_dims = section.get<int64_t>("embed_dims", o.embed_dims);
   o.num_heads = section.get<int64_t>("num_heads", o.num_heads);
   o.num_levels = section.get<int64_t>("num_levels", o.num_levels);

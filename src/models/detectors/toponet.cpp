@@ -8,9 +8,11 @@
 #include "olv2/assign/assigner.h"
 #include "olv2/config/section_readers.h"
 #include "olv2/models/backbones/resnet.h"
+#include "olv2/models/bev/bevformer_constructer.h"
 #include "olv2/models/detectors/multi_view_features.h"
 #include "olv2/models/detectors/toponet_predictions.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
+#include "olv2/models/heads/toponet_head.h"
 #include "olv2/models/necks/fpn.h"
 #include "olv2/util/autocast_guard.h"
 #include "olv2/util/collective.h"
@@ -22,8 +24,12 @@ namespace {
 
 const std::vector<std::string> kCheckpointableStages{"extract_feat", "bev_constructor"};
 
-BevFormerConstructerOptions toponet_bev_constructor(BevFormerConstructerOptions options) {
-  options.encoder.layer.self_attention.code = TemporalSelfAttentionCode::kTopoNet;
+// TopoNet's BEVFormer modules are its own copies, which its configs name as BEVFormer's.
+const char* const kRegistryScope = "toponet";
+
+std::shared_ptr<const BevConstructorOptions> default_bev_constructor() {
+  auto options = std::make_shared<BevFormerConstructerOptions>();
+  options->encoder.layer.self_attention.code = TemporalSelfAttentionCode::kTopoNet;
   return options;
 }
 
@@ -32,8 +38,9 @@ BevFormerConstructerOptions toponet_bev_constructor(BevFormerConstructerOptions 
 TopoNetOptions::TopoNetOptions()
     : img_backbone(std::make_shared<ResNetOptions>()),
       img_neck(std::make_shared<FpnOptions>()),
-      bev_constructor(toponet_bev_constructor({})),
-      bbox_head(std::make_shared<TeDeformableDetrHeadOptions>()) {}
+      bev_constructor(default_bev_constructor()),
+      bbox_head(std::make_shared<TeDeformableDetrHeadOptions>()),
+      lane_head(std::make_shared<TopoNetHeadOptions>()) {}
 
 Schema TopoNetOptions::schema() {
   Schema head_train_cfg = Schema::map();
@@ -44,9 +51,9 @@ Schema TopoNetOptions::schema() {
   schema.optional("video_test_mode", Schema::boolean())
       .required("img_backbone", backbone_registry().schema())
       .required("img_neck", neck_registry().schema())
-      .required("bev_constructor", BevFormerConstructerOptions::schema())
+      .required("bev_constructor", bev_constructor_registry().schema())
       .required("bbox_head", traffic_element_head_registry().schema())
-      .required("lane_head", TopoNetHeadOptions::schema())
+      .required("lane_head", lane_head_registry().schema())
       .required("train_cfg", train_cfg)
       .optional("test_cfg", Schema::open_map().nullable())
       .optional("pretrained", Schema::string().nullable())
@@ -61,23 +68,20 @@ TopoNetOptions TopoNetOptions::from_config(const ConfigNode& model) {
   TopoNetOptions o;
   o.img_backbone = backbone_registry().read(model.at("img_backbone"));
   o.img_neck = neck_registry().read(model.at("img_neck"));
-  o.bev_constructor = toponet_bev_constructor(
-      BevFormerConstructerOptions::from_config(model.at("bev_constructor")));
+  o.bev_constructor = bev_constructor_registry().read(model.at("bev_constructor"), kRegistryScope);
   const ConfigNode& train_cfg = model.at("train_cfg");
   o.bbox_head = read_traffic_element_head(
       head_with_assigner(model.at("bbox_head"), train_cfg.at("bbox").at("assigner")));
-  o.lane_head = TopoNetHeadOptions::from_config(
-      head_with_assigner(model.at("lane_head"), train_cfg.at("lane").at("assigner")));
-  const auto* traffic_elements =
-      dynamic_cast<const TeDeformableDetrHeadOptions*>(o.bbox_head.get());
-  if (traffic_elements != nullptr &&
-      traffic_elements->num_decoder_layers != o.lane_head.transformer.num_layers) {
-    throw input_error(
-        model.at("bbox_head").at("transformer").at("decoder").at("num_layers").where() + ": " +
-        std::to_string(traffic_elements->num_decoder_layers) +
-        " traffic-element decoder layers, but each of the lane head's " +
-        std::to_string(o.lane_head.transformer.num_layers) +
-        " reads the traffic-element layer of its index (the two num_layers must be equal)");
+  o.lane_head =
+      read_lane_head(head_with_assigner(model.at("lane_head"), train_cfg.at("lane").at("assigner")),
+                     /*with_traffic_elements=*/true);
+  if (o.bbox_head->decoder_layers() != o.lane_head->decoder_layers()) {
+    throw input_error(model.at("bbox_head").where() + ": " +
+                      std::to_string(o.bbox_head->decoder_layers()) +
+                      " traffic-element decoder layers, but each of the lane head's " +
+                      std::to_string(o.lane_head->decoder_layers()) +
+                      " reads the traffic-element layer of its index (the two num_layers must be "
+                      "equal)");
   }
   o.checkpoint = checkpoint_stages_from_config(model);
   return o;
@@ -93,9 +97,9 @@ TopoNetImpl::TopoNetImpl(const TopoNetOptions& options) : options_(options) {
   img_backbone_ = register_module("img_backbone", options.img_backbone->build());
   img_neck_ = register_module("img_neck", options.img_neck->build());
   bev_constructor_ = register_module(
-      "bev_constructor", options.bev_constructor.build(checkpoint_listed("bev_constructor")));
+      "bev_constructor", options.bev_constructor->build(checkpoint_listed("bev_constructor")));
   bbox_head_ = register_module("bbox_head", options.bbox_head->build());
-  lane_head_ = register_module("pts_bbox_head", TopoNetHead(options.lane_head));
+  lane_head_ = register_module("pts_bbox_head", options.lane_head->build());
 }
 
 bool TopoNetImpl::checkpoint_listed(const std::string& stage) const {
@@ -123,8 +127,8 @@ TopoNetOutputs TopoNetImpl::forward(const Batch& batch) {
     return bev_constructor_->forward(out.image_features, batch);
   });
   out.bev_features = bev.flatten(2).transpose(1, 2);  // [B, bev_h * bev_w, C]
-  out.lanes = lane_head_->forward(out.bev_features, out.traffic_elements.query_states,
-                                  out.traffic_elements.cls_scores);
+  out.lanes = lane_head_->forward_with_context(
+      {bev}, {}, {out.traffic_elements.query_states, out.traffic_elements.cls_scores});
   return out;
 }
 
@@ -142,9 +146,9 @@ DetectorLosses TopoNetImpl::losses_of(const ForwardOutputs& forward_outputs, con
   te_outputs.reg_preds = te_outputs.reg_preds.to(at::kFloat);
   DetrHeadLosses te = bbox_head_->loss(te_outputs, batch.gt_te, batch.gt_te_labels,
                                        outputs.traffic_element_geometry, all_reduce_mean);
-  DetrHeadLosses lanes =
-      lane_head_->loss(outputs.lanes, batch.gt_lc, batch.gt_lc_labels, batch.gt_topology_lclc,
-                       batch.gt_topology_lcte, te.assign_results, all_reduce_mean);
+  DetrHeadLosses lanes = lane_head_->loss_with_relations(
+      outputs.lanes, batch.gt_lc, batch.gt_lc_labels, {},
+      {batch.gt_topology_lclc, batch.gt_topology_lcte, te.assign_results}, all_reduce_mean);
   DetectorLosses result;
   for (auto& [name, value] : lanes.losses) result.losses.emplace_back("lane_head." + name, value);
   // As the original: without any traffic element in the batch their losses stay in the graph
@@ -172,17 +176,15 @@ Batch TopoNetImpl::as_the_original_sees(const Batch& batch) const {
 std::vector<FrameTestOutputs> TopoNetImpl::decode_outputs(const ForwardOutputs& forward_outputs,
                                                           const Batch& batch, bool rescale) const {
   const TopoNetOutputs& outputs = outputs_as<TopoNetOutputs>(forward_outputs);
-  const int64_t last = options_.lane_head.transformer.num_layers - 1;
-  const at::Tensor lclc = outputs.lanes.lclc[last].squeeze(-1).sigmoid();
-  const at::Tensor lcte = outputs.lanes.lcte[last].squeeze(-1).sigmoid();
+  const at::Tensor lclc = outputs.lanes.lclc[-1].squeeze(-1).sigmoid();
+  const at::Tensor lcte = outputs.lanes.lcte[-1].squeeze(-1).sigmoid();
   std::vector<FrameTestOutputs> results;
   for (int64_t b = 0; b < batch.size(); ++b) {
     const ImageMeta& meta = batch.metas[static_cast<size_t>(b)];
     std::vector<double> scale;
     if (rescale) scale.assign(meta.scale_factor.begin(), meta.scale_factor.end());
     FrameTestOutputs r;
-    r.lc.objects = outputs.lanes.lanes.reg_preds[last][b];
-    r.lc.scores = outputs.lanes.lanes.cls_scores[last][b].sigmoid();
+    r.lc = lane_head_->decode(outputs.lanes, b, image_hw(meta.img_shape.at(0)), scale);
     r.te = bbox_head_->decode(outputs.traffic_elements, b, image_hw(meta.img_shape.at(0)), scale);
     if (!meta.crop_shape.empty()) {
       // TopoNet's head adds the front camera's crop offset back, rescaled or not.
@@ -202,7 +204,7 @@ std::vector<FrameTestOutputs> TopoNetImpl::decode_outputs(const ForwardOutputs& 
 
 std::vector<FramePrediction> TopoNetImpl::predictions_of(
     const Batch& batch, const std::vector<FrameTestOutputs>& decoded) const {
-  return toponet_frame_predictions(batch, decoded, options_.lane_head.pts_dim);
+  return toponet_frame_predictions(batch, decoded, options_.lane_head->lane_point_dims());
 }
 
 void TopoNetImpl::set_dropout(double p) {

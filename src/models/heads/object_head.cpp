@@ -5,6 +5,7 @@
 #include "olv2/models/heads/custom_detr_head.h"
 #include "olv2/models/heads/lc_deformable_detr_head.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
+#include "olv2/models/heads/toponet_head.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -35,6 +36,7 @@ const Registry<ObjectHeadOptions>& lane_head_registry() {
       "lane head", {
                        {"CustomDETRHead", Registry::entry<CustomDetrHeadOptions>()},
                        {"LCDeformableDETRHead", Registry::entry<LcDeformableDetrHeadOptions>()},
+                       {"TopoNetHead", Registry::entry<TopoNetHeadOptions>()},
                    });
   return registry;
 }
@@ -51,8 +53,22 @@ const Registry<ObjectHeadOptions>& traffic_element_head_registry() {
   return registry;
 }
 
-std::shared_ptr<const ObjectHeadOptions> read_lane_head(const ConfigNode& section) {
-  return read_head(lane_head_registry(), section, AssignedObjects::kLanes);
+std::shared_ptr<const ObjectHeadOptions> read_lane_head(const ConfigNode& section,
+                                                        bool with_traffic_elements) {
+  std::shared_ptr<const ObjectHeadOptions> head =
+      read_head(lane_head_registry(), section, AssignedObjects::kLanes);
+  if (head->predicts_relations() != with_traffic_elements) {
+    throw input_error(
+        section.at("type").where() + ": " + section.at("type").as_string() +
+        (with_traffic_elements
+             ? " predicts no relations; this detector's lane head decodes with the "
+               "traffic-element head's outputs and predicts the lane-lane and "
+               "lane-traffic-element relations itself (TopoNetHead)"
+             : " decodes with the traffic-element head's outputs and predicts the relations "
+               "itself; this detector runs its lane head on the BEV alone, with relation heads "
+               "of its own"));
+  }
+  return head;
 }
 
 std::shared_ptr<const ObjectHeadOptions> read_traffic_element_head(const ConfigNode& section) {

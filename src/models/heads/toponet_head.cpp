@@ -131,6 +131,10 @@ TopoNetHeadOptions TopoNetHeadOptions::from_config(const ConfigNode& section) {
   return o;
 }
 
+std::shared_ptr<ObjectHeadImpl> TopoNetHeadOptions::build() const {
+  return std::make_shared<TopoNetHeadImpl>(*this);
+}
+
 namespace {
 
 // `te_embed_branches.i`: (Linear E -> 2E, ReLU, Dropout 0.1) x (num_reg_fcs - 1), then Linear
@@ -190,15 +194,45 @@ void TopoNetHeadImpl::set_dropout(double p) {
   }
 }
 
-TopoNetHeadOutputs TopoNetHeadImpl::forward(const at::Tensor& bev_feats,
-                                            const at::Tensor& te_states,
-                                            const at::Tensor& te_cls_scores) {
-  if (bev_feats.dim() != 3 || bev_feats.size(1) != options_.bev_h * options_.bev_w) {
-    throw input_error("TopoNetHead: expected the BEV as [B, " +
-                      std::to_string(options_.bev_h * options_.bev_w) + ", C] (bev_h " +
-                      std::to_string(options_.bev_h) + " x bev_w " +
-                      std::to_string(options_.bev_w) + "), got " + c10::str(bev_feats.sizes()));
+HeadOutputs TopoNetHeadImpl::forward(const std::vector<at::Tensor>& /*levels*/,
+                                     const DetrImageGeometry& /*geometry*/) {
+  throw input_error(
+      "TopoNetHead decodes with the traffic-element head's outputs: it runs in a detector that "
+      "gives them (TopoNet)");
+}
+
+DetrHeadLosses TopoNetHeadImpl::loss(const HeadOutputs& /*outputs*/,
+                                     const std::vector<at::Tensor>& /*gt_objects*/,
+                                     const std::vector<at::Tensor>& /*gt_labels*/,
+                                     const DetrImageGeometry& /*geometry*/,
+                                     const std::function<double(double)>& /*reduce_mean*/) const {
+  throw input_error(
+      "TopoNetHead scores its relations too: its losses need the relation targets and the "
+      "traffic-element head's matching (TopoNet)");
+}
+
+Detections TopoNetHeadImpl::decode(const HeadOutputs& outputs, int64_t sample,
+                                   std::pair<int64_t, int64_t> /*img_shape*/,
+                                   const std::vector<double>& /*scale_factor*/) const {
+  Detections detections;
+  detections.objects = outputs.reg_preds[-1][sample];
+  detections.scores = outputs.cls_scores[-1][sample].sigmoid();
+  return detections;
+}
+
+HeadOutputs TopoNetHeadImpl::forward_with_context(const std::vector<at::Tensor>& levels,
+                                                  const DetrImageGeometry& /*geometry*/,
+                                                  const TrafficElementContext& traffic_elements) {
+  if (levels.size() != 1 || levels[0].dim() != 4 || levels[0].size(2) != options_.bev_h ||
+      levels[0].size(3) != options_.bev_w) {
+    throw input_error("TopoNetHead: expected the BEV as one level [B, C, " +
+                      std::to_string(options_.bev_h) + ", " + std::to_string(options_.bev_w) +
+                      "] (bev_h x bev_w), got " + std::to_string(levels.size()) + " level(s)" +
+                      (levels.empty() ? "" : " of " + c10::str(levels[0].sizes())));
   }
+  const at::Tensor bev_feats = levels[0].flatten(2).transpose(1, 2);  // [B, bev_h * bev_w, C]
+  const at::Tensor& te_states = traffic_elements.states;
+  const at::Tensor& te_cls_scores = traffic_elements.cls_scores;
   const int64_t num_layers = options_.transformer.num_layers;
   if (te_states.dim() != 4 || te_states.size(0) != num_layers) {
     throw input_error("TopoNetHead: its " + std::to_string(num_layers) +
@@ -228,10 +262,10 @@ TopoNetHeadOutputs TopoNetHeadImpl::forward(const at::Tensor& bev_feats,
         lanes_from_regression(run_branch(*reg_branches_[l]->as<torch::nn::ModuleList>(), states),
                               reference, options_.pc_range, options_.pts_dim));
   }
-  TopoNetHeadOutputs out;
-  out.lanes.cls_scores = torch::stack(classes);
-  out.lanes.reg_preds = torch::stack(lanes);
-  out.lanes.query_states = decoded.inter_states;
+  HeadOutputs out;
+  out.cls_scores = torch::stack(classes);
+  out.reg_preds = torch::stack(lanes);
+  out.query_states = decoded.inter_states;
   out.lclc = decoded.lclc;
   out.lcte = decoded.lcte;
   return out;

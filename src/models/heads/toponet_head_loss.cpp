@@ -25,16 +25,16 @@ LaneSetLossSettings TopoNetHeadImpl::loss_settings() const {
   return lane_set_loss_settings(options_, *assigner_, code_weights_);
 }
 
-DetrHeadLosses TopoNetHeadImpl::loss(const TopoNetHeadOutputs& outputs,
-                                     const std::vector<at::Tensor>& gt_lanes,
-                                     const std::vector<at::Tensor>& gt_labels,
-                                     const std::vector<at::Tensor>& gt_lclc,
-                                     const std::vector<at::Tensor>& gt_lcte,
-                                     const std::vector<std::vector<AssignResult>>& te_assign,
-                                     const std::function<double(double)>& reduce_mean) const {
+DetrHeadLosses TopoNetHeadImpl::loss_with_relations(
+    const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
+    const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& /*geometry*/,
+    const RelationTargets& relations, const std::function<double(double)>& reduce_mean) const {
+  const std::vector<at::Tensor>& gt_lclc = relations.lclc;
+  const std::vector<at::Tensor>& gt_lcte = relations.lcte;
+  const std::vector<std::vector<AssignResult>>& te_assign = relations.traffic_element_assign;
   // Losses in float32, as the original's `force_fp32`.
-  const at::Tensor cls_scores = outputs.lanes.cls_scores.to(torch::kFloat);
-  const at::Tensor lanes_preds = outputs.lanes.reg_preds.to(torch::kFloat);
+  const at::Tensor cls_scores = outputs.cls_scores.to(torch::kFloat);
+  const at::Tensor lanes_preds = outputs.reg_preds.to(torch::kFloat);
   const at::Tensor lclc = outputs.lclc.to(torch::kFloat);
   const at::Tensor lcte = outputs.lcte.to(torch::kFloat);
   const int64_t num_layers = cls_scores.size(0);

@@ -7,6 +7,7 @@
 
 #include "olv2/config/config_loader.h"
 #include "olv2/models/bev/bevformer_layer.h"
+#include "olv2/models/bev/temporal_self_attention.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/error.h"
@@ -61,6 +62,30 @@ TEST(AttentionRegistry, ReadsBothDeformableNamesAndNamesTheKnownTypes) {
   EXPECT_NE(problems[0].find("attn.yaml:2:"), std::string::npos) << problems[0];
   EXPECT_NE(problems[0].find("MSDeformableAttention3D"), std::string::npos) << problems[0];
   EXPECT_NE(problems[0].find("TemporalSelfAttention"), std::string::npos) << problems[0];
+}
+
+// TopoNet's copy of the temporal self-attention is registered in the scope `toponet`: the name
+// its configs share with the plug-in's means TopoNet's there and the plug-in's elsewhere, and
+// the scoped name means TopoNet's anywhere; a scope without its own copy reads the plug-in's.
+TEST(AttentionRegistry, AScopeChoosesItsOwnCopyOfAnAttention) {
+  const ConfigNode entries = parse_yaml(
+      "shared: {type: TemporalSelfAttention, embed_dims: 64, num_levels: 1}\n"
+      "scoped: {type: toponet.TemporalSelfAttention, embed_dims: 64, num_levels: 1}\n",
+      "attn.yaml");
+  const auto read = [&](const std::string& entry, const std::string& scope) {
+    return read_attention<TemporalSelfAttentionOptions>(entries.at(entry), "TSA", scope).code;
+  };
+  EXPECT_EQ(read("shared", ""), TemporalSelfAttentionCode::kOpenLaneV2);
+  EXPECT_EQ(read("shared", "toponet"), TemporalSelfAttentionCode::kTopoNet);
+  EXPECT_EQ(read("shared", "lanesegnet"), TemporalSelfAttentionCode::kOpenLaneV2);
+  EXPECT_EQ(read("scoped", ""), TemporalSelfAttentionCode::kTopoNet);
+  EXPECT_TRUE(attention_list_schema().problems(entries.at("scoped")).empty());
+
+  const ConfigNode layer = parse_yaml(kLayer, "layer.yaml");
+  EXPECT_EQ(layer_attention<TemporalSelfAttentionOptions>(layer, 0, "TSA", "toponet").code,
+            TemporalSelfAttentionCode::kTopoNet);
+  EXPECT_EQ(layer_attention<TemporalSelfAttentionOptions>(layer, 0, "TSA").code,
+            TemporalSelfAttentionCode::kOpenLaneV2);
 }
 
 }  // namespace

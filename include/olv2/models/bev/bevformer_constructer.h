@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,7 +40,9 @@ struct BevFormerConstructerOptions : BevConstructorOptions {
   // OpenLane-V2's `type: BEVFormerConstructer` (rotate_prev_bev, use_shift, pc_range and
   // rotate_center are accepted: only the path without a previous BEV runs).
   static Schema schema();
-  static BevFormerConstructerOptions from_config(const ConfigNode& section);
+  // `scope`: the registry scope its attentions are read in (Registry::read).
+  static BevFormerConstructerOptions from_config(const ConfigNode& section,
+                                                 const std::string& scope = "");
   // Checkpointed: each encoder layer a segment, since one segment for the whole stage would
   // rebuild every layer's graph at once in backward, the peak it is meant to avoid.
   std::shared_ptr<BevConstructorImpl> build(bool checkpointed) const override;

@@ -6,6 +6,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,7 +26,9 @@ struct BevFormerEncoderOptions {
 
   // `type: BEVFormerEncoder` of BEVFormerLayers (return_intermediate: false only).
   static Schema schema();
-  static BevFormerEncoderOptions from_config(const ConfigNode& section);
+  // `scope`: the registry scope its attentions are read in (Registry::read).
+  static BevFormerEncoderOptions from_config(const ConfigNode& section,
+                                             const std::string& scope = "");
 };
 
 // BEVFormer's encoder without a previous BEV: builds the pillar anchors, projects them into

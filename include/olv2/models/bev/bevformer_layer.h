@@ -7,6 +7,7 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include <string>
 #include <vector>
 
 #include "olv2/config/config_node.h"
@@ -27,7 +28,9 @@ struct BevFormerLayerOptions {
   // `type: BEVFormerLayer`: attentions (TemporalSelfAttention, SpatialCrossAttention), the FFN
   // and the order (self_attn, norm, cross_attn, norm, ffn, norm).
   static Schema schema();
-  static BevFormerLayerOptions from_config(const ConfigNode& section);
+  // `scope`: the registry scope its attentions are read in (Registry::read).
+  static BevFormerLayerOptions from_config(const ConfigNode& section,
+                                           const std::string& scope = "");
 };
 
 // What every encoder layer reads besides the BEV queries; built once per forward.

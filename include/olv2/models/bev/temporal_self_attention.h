@@ -8,6 +8,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <string>
 
 #include "olv2/config/config_node.h"
 #include "olv2/config/schema.h"
@@ -16,8 +17,9 @@
 
 namespace olv2 {
 
-// Which project's copy of BEVFormer's temporal self-attention runs; both name it
-// `TemporalSelfAttention` and their configs are alike, so the detector chooses.
+// Which project's copy of BEVFormer's temporal self-attention runs. Both configs name it
+// `TemporalSelfAttention`; the attention registry has TopoNet's as `toponet.TemporalSelfAttention`,
+// which is what the name means in TopoNet's scope (Registry::read).
 enum class TemporalSelfAttentionCode {
   // OpenLane-V2's plug-in: the value projected twice; each sample's offsets from its own query.
   kOpenLaneV2,
@@ -35,9 +37,11 @@ struct TemporalSelfAttentionOptions : AttentionOptions {
   double dropout = 0.1;       // on the output, before the residual sum
   TemporalSelfAttentionCode code = TemporalSelfAttentionCode::kOpenLaneV2;
 
-  // BEVFormer's `type: TemporalSelfAttention` as an `attn_cfgs` entry.
-  static Schema schema();
-  static TemporalSelfAttentionOptions from_config(const ConfigNode& section);
+  // BEVFormer's `type: TemporalSelfAttention` as an `attn_cfgs` entry (`type` as registered).
+  static Schema schema(const std::string& type = "TemporalSelfAttention");
+  static TemporalSelfAttentionOptions from_config(
+      const ConfigNode& section,
+      TemporalSelfAttentionCode code = TemporalSelfAttentionCode::kOpenLaneV2);
 };
 
 // BEVFormer's temporal self-attention as OpenLane-V2 runs it: without a previous BEV (the only

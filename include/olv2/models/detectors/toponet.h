@@ -14,11 +14,10 @@
 #include "olv2/config/schema.h"
 #include "olv2/data/batch.h"
 #include "olv2/models/backbones/backbone.h"
-#include "olv2/models/bev/bevformer_constructer.h"
+#include "olv2/models/bev/bev_constructor.h"
 #include "olv2/models/detectors/detector.h"
 #include "olv2/models/detectors/frame_test_outputs.h"
 #include "olv2/models/heads/object_head.h"
-#include "olv2/models/heads/toponet_head.h"
 #include "olv2/models/necks/neck.h"
 
 namespace olv2 {
@@ -28,12 +27,14 @@ struct TopoNetOptions : DetectorOptions {
   std::shared_ptr<const BackboneOptions> img_backbone;
   // Levels of the BEV constructor's num_feature_levels.
   std::shared_ptr<const NeckOptions> img_neck;
-  // TopoNet's copy of BEVFormerConstructer (its temporal self-attention differs from the
-  // plug-in's, see TemporalSelfAttentionCode).
-  BevFormerConstructerOptions bev_constructor;
+  // Any registered BEV constructor, read in the registry scope `toponet`: in TopoNet's
+  // BEVFormerConstructer, `TemporalSelfAttention` is TopoNet's copy (TemporalSelfAttentionCode).
+  std::shared_ptr<const BevConstructorOptions> bev_constructor;
   // Any registered traffic-element head with as many decoder layers as the lane head's.
   std::shared_ptr<const ObjectHeadOptions> bbox_head;
-  TopoNetHeadOptions lane_head;
+  // Any registered lane head that decodes with the traffic-element head's outputs and predicts
+  // the relations itself (TopoNetHead).
+  std::shared_ptr<const ObjectHeadOptions> lane_head;
   // Stages recomputed in backward (activation checkpointing): extract_feat (one segment) and
   // bev_constructor (each BEV encoder layer a segment).
   std::vector<std::string> checkpoint;
@@ -46,7 +47,7 @@ struct TopoNetOptions : DetectorOptions {
   static Schema schema();
   static TopoNetOptions from_config(const ConfigNode& model);
   std::shared_ptr<DetectorImpl> build() const override;
-  BevRange bev_range() const override { return lane_head.pc_range; }
+  BevRange bev_range() const override { return lane_head->bev_range().value(); }
   std::optional<PretrainedCheckpoint> pretrained_backbone() const override {
     return img_backbone->init_cfg;
   }
@@ -58,7 +59,7 @@ struct TopoNetOutputs : ForwardOutputs {
   at::Tensor bev_features;                 // [B, bev_h * bev_w, C]
   HeadOutputs traffic_elements;
   DetrImageGeometry traffic_element_geometry;
-  TopoNetHeadOutputs lanes;
+  HeadOutputs lanes;  // with the relations `lclc` and `lcte`
 
   at::Tensor next_prev_bev() const override { return bev_features; }
 };
@@ -99,7 +100,7 @@ class TopoNetImpl : public DetectorImpl {
   std::shared_ptr<NeckImpl> img_neck_;
   std::shared_ptr<BevConstructorImpl> bev_constructor_;
   std::shared_ptr<ObjectHeadImpl> bbox_head_;
-  TopoNetHead lane_head_{nullptr};
+  std::shared_ptr<ObjectHeadImpl> lane_head_;
 };
 TORCH_MODULE(TopoNet);
 

@@ -66,6 +66,8 @@ struct CustomDetrHeadOptions : ObjectHeadOptions {
     return object_type == DetrObjectType::kLane ? AssignedObjects::kLanes : AssignedObjects::kBoxes;
   }
   std::optional<BevRange> bev_range() const override;
+  int64_t lane_point_dims() const override { return object_type == DetrObjectType::kLane ? 3 : 0; }
+  int64_t decoder_layers() const override { return num_layers; }
 };
 
 // OpenLane-V2 `CustomDETRHead` (mmdet `DETRHead` with a DETR transformer).

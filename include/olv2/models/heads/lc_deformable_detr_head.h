@@ -72,6 +72,8 @@ struct LcDeformableDetrHeadOptions : ObjectHeadOptions {
   std::shared_ptr<ObjectHeadImpl> build() const override;
   AssignedObjects objects() const override { return AssignedObjects::kLanes; }
   std::optional<BevRange> bev_range() const override { return pc_range; }
+  int64_t lane_point_dims() const override { return 3; }
+  int64_t decoder_layers() const override { return num_decoder_layers; }
 };
 
 // OpenLane-V2 `LCDeformableDETRHead`: lane centerlines as Bezier control points decoded from

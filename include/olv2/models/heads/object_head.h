@@ -4,6 +4,7 @@
 #include <ATen/core/Tensor.h>
 #include <torch/nn/module.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "olv2/assign/assign_result.h"
 #include "olv2/assign/assigner.h"
 #include "olv2/config/config_node.h"
 #include "olv2/config/registry.h"
@@ -32,13 +34,34 @@ struct HeadOutputs {
   at::Tensor cls_scores;    // [L, B, Q, C] logits
   at::Tensor reg_preds;     // [L, B, Q, R] in the head's own coordinates (see its loss)
   at::Tensor query_states;  // [L, B, Q, E] decoder output, the relation heads' input
+  // The relations a lane head predicts itself (ObjectHeadOptions::predicts_relations), logits:
+  // lane-lane [L, B, Q, Q, 1] and lane-traffic-element [L, B, Q, T, 1]. Undefined otherwise.
+  at::Tensor lclc;
+  at::Tensor lcte;
   // The head's transformer outputs under the names its tests compare with the original's.
   std::map<std::string, at::Tensor> intermediates;
 };
 
+// The traffic-element head's outputs of every layer, as a lane head that predicts the relations
+// itself decodes with them: decoder states [L, B, T, E] and logits [L, B, T, C].
+struct TrafficElementContext {
+  at::Tensor states;
+  at::Tensor cls_scores;
+};
+
+// What the relations such a head predicts are scored against: per sample the lane-lane
+// ([G, G]) and lane-traffic-element ([G, G_te]) adjacency, and the traffic-element head's
+// matching of every layer (`traffic_element_assign[layer][sample]`).
+struct RelationTargets {
+  std::vector<at::Tensor> lclc;
+  std::vector<at::Tensor> lcte;
+  std::vector<std::vector<AssignResult>> traffic_element_assign;
+};
+
 // One sample's last-layer predictions, every query in order.
 struct Detections {
-  // Lanes: [Q, 3K] control points in metres. Boxes: [Q, 5] x1, y1, x2, y2 (pixels), label.
+  // Lanes: [Q, K * point_dims] points in metres (ObjectHeadOptions::lane_point_dims). Boxes:
+  // [Q, 5] x1, y1, x2, y2 (pixels), label.
   at::Tensor objects;
   // Lanes: [Q, C] sigmoid. Boxes: [Q] the best class probability.
   at::Tensor scores;
@@ -67,6 +90,22 @@ class ObjectHeadImpl : public torch::nn::Module {
 
   // Sets every dropout probability of the head.
   virtual void set_dropout(double p) = 0;
+
+  // The forward and losses of a lane head that decodes with the traffic elements and predicts
+  // the relations itself (ObjectHeadOptions::predicts_relations: TopoNet's); the other heads
+  // read neither the context nor the relation targets.
+  virtual HeadOutputs forward_with_context(const std::vector<at::Tensor>& levels,
+                                           const DetrImageGeometry& geometry,
+                                           const TrafficElementContext& /*traffic_elements*/) {
+    return forward(levels, geometry);
+  }
+  virtual DetrHeadLosses loss_with_relations(
+      const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_objects,
+      const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
+      const RelationTargets& /*relations*/,
+      const std::function<double(double)>& reduce_mean) const {
+    return loss(outputs, gt_objects, gt_labels, geometry, reduce_mean);
+  }
 };
 
 // An object head's options, as read from a head section.
@@ -77,6 +116,13 @@ struct ObjectHeadOptions {
   // The ground area a lane head predicts in ([x_min, y_min, z_min, x_max, y_max, z_max], ego
   // metres); none for a box head.
   virtual std::optional<BevRange> bev_range() const = 0;
+  // A lane head's coordinates per lane point: 3 (x, y, z), or 2 (x, y); 0 for a box head.
+  virtual int64_t lane_point_dims() const = 0;
+  // The decoder layers, each with its predictions and losses.
+  virtual int64_t decoder_layers() const = 0;
+  // Whether the head is run with the traffic-element head's outputs (forward_with_context) and
+  // predicts the lane-lane and lane-traffic-element relations itself (TopoNet's lane head).
+  virtual bool predicts_relations() const { return false; }
 };
 
 // The heads a lane head's `type` may name (`lc_head`, `pts_bbox_head`).
@@ -84,8 +130,11 @@ const Registry<ObjectHeadOptions>& lane_head_registry();
 // The heads a traffic-element head's `type` may name (`te_head`, `bbox_head`).
 const Registry<ObjectHeadOptions>& traffic_element_head_registry();
 
-// The lane head of `section`; a head configured for boxes is an input error naming the section.
-std::shared_ptr<const ObjectHeadOptions> read_lane_head(const ConfigNode& section);
+// The lane head of `section`; a head configured for boxes is an input error naming the section,
+// and so is one whose predicts_relations() differs from `with_traffic_elements` (whether the
+// detector runs it with the traffic-element context).
+std::shared_ptr<const ObjectHeadOptions> read_lane_head(const ConfigNode& section,
+                                                        bool with_traffic_elements = false);
 // The traffic-element head of `section`; a head configured for lanes is an input error.
 std::shared_ptr<const ObjectHeadOptions> read_traffic_element_head(const ConfigNode& section);
 

@@ -77,6 +77,8 @@ struct TeDeformableDetrHeadOptions : ObjectHeadOptions {
   std::shared_ptr<ObjectHeadImpl> build() const override;
   AssignedObjects objects() const override { return AssignedObjects::kBoxes; }
   std::optional<BevRange> bev_range() const override { return std::nullopt; }
+  int64_t lane_point_dims() const override { return 0; }
+  int64_t decoder_layers() const override { return num_decoder_layers; }
 };
 
 // OpenLane-V2 `TEDeformableDETRHead`: Deformable DETR with iterative box refinement on the

@@ -7,8 +7,11 @@
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/pimpl.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "olv2/assign/assign_result.h"
@@ -27,7 +30,7 @@ namespace olv2 {
 
 // Defaults: of the keys a config may omit, the original class's; of the others, the subset-A
 // config's.
-struct TopoNetHeadOptions {
+struct TopoNetHeadOptions : ObjectHeadOptions {
   int64_t num_classes = 1;  // sigmoid classification, no background output
   int64_t in_channels = 256;
   int64_t num_query = 100;
@@ -56,46 +59,54 @@ struct TopoNetHeadOptions {
   // its relation heads and `bbox_coder: {type: LanePseudoCoder}`.
   static Schema schema();
   static TopoNetHeadOptions from_config(const ConfigNode& section);
+  std::shared_ptr<ObjectHeadImpl> build() const override;
+  AssignedObjects objects() const override { return AssignedObjects::kLanes; }
+  std::optional<BevRange> bev_range() const override { return pc_range; }
+  int64_t lane_point_dims() const override { return pts_dim; }
+  int64_t decoder_layers() const override { return transformer.num_layers; }
+  bool predicts_relations() const override { return true; }
 };
 
-// Everything one forward of the head computes, every decoder layer's.
-struct TopoNetHeadOutputs {
-  HeadOutputs lanes;  // logits [L, B, Q, C], lanes in metres [L, B, Q, code_size], states
-  at::Tensor lclc;    // [L, B, Q, Q, 1] lane-lane relation logits
-  at::Tensor lcte;    // [L, B, Q, T, 1] lane-traffic-element relation logits
-};
-
-// TopoNet `TopoNetHead`. The traffic-element head's decoder states of each layer, embedded by
+// TopoNet `TopoNetHead`, a lane head that decodes with the traffic elements and predicts the
+// relations itself. The traffic-element head's decoder states of each layer, embedded by
 // `te_embed_branches.i` (not detached), and its logits of that layer feed the decoder layer of
 // the same index. Parameters `code_weights` (not trained), `transformer.*`, `cls_branches.i.*`,
 // `reg_branches.i.*`, `lclc_branches.i.*`, `lcte_branches.i.*`, `te_embed_branches.i.*`,
 // `query_embedding`.
-class TopoNetHeadImpl : public torch::nn::Module {
+class TopoNetHeadImpl : public ObjectHeadImpl {
  public:
   explicit TopoNetHeadImpl(const TopoNetHeadOptions& options);
 
-  // bev_feats [B, bev_h*bev_w, E]; te_states [L, B, T, E] and te_cls_scores [L, B, T, C]: the
-  // traffic-element head's decoder states and logits of every layer.
-  TopoNetHeadOutputs forward(const at::Tensor& bev_feats, const at::Tensor& te_states,
-                             const at::Tensor& te_cls_scores);
-
+  // levels: the BEV [B, E, bev_h, bev_w]; the traffic-element head's decoder states and logits
+  // of every layer -> lanes (logits [L, B, Q, C], metres [L, B, Q, code_size], states) and the
+  // relations `lclc`, `lcte`.
+  HeadOutputs forward_with_context(const std::vector<at::Tensor>& levels,
+                                   const DetrImageGeometry& geometry,
+                                   const TrafficElementContext& traffic_elements) override;
   // Losses of every decoder layer: `loss_lane_cls`, `loss_lane_reg`, `loss_lclc_rel`,
   // `loss_lcte_rel` (last layer), then `d{i}.*`, against per-sample GT lanes
-  // ([G, code_size] metres; with pts_dim 2, 3-D points are taken as their (x, y)), labels ([G]),
-  // lane-lane ([G, G]) and lane-traffic-element
-  // ([G, G_te]) adjacency, with the traffic-element head's matching of every layer
-  // (`te_assign[layer][sample]`). `reduce_mean` averages a count over the ranks.
-  DetrHeadLosses loss(const TopoNetHeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
-                      const std::vector<at::Tensor>& gt_labels,
-                      const std::vector<at::Tensor>& gt_lclc,
-                      const std::vector<at::Tensor>& gt_lcte,
-                      const std::vector<std::vector<AssignResult>>& te_assign,
-                      const std::function<double(double)>& reduce_mean = {}) const;
+  // ([G, code_size] metres; with pts_dim 2, 3-D points are taken as their (x, y)) and labels
+  // ([G]), the relations against `relations`. `reduce_mean` averages a count over the ranks.
+  DetrHeadLosses loss_with_relations(
+      const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_lanes,
+      const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
+      const RelationTargets& relations,
+      const std::function<double(double)>& reduce_mean) const override;
+  // Without the traffic elements there is nothing to decode with: an error naming the head.
+  HeadOutputs forward(const std::vector<at::Tensor>& levels,
+                      const DetrImageGeometry& geometry) override;
+  DetrHeadLosses loss(const HeadOutputs& outputs, const std::vector<at::Tensor>& gt_objects,
+                      const std::vector<at::Tensor>& gt_labels, const DetrImageGeometry& geometry,
+                      const std::function<double(double)>& reduce_mean) const override;
+  // The last layer's lanes [Q, code_size] in metres and their sigmoid scores [Q, C].
+  Detections decode(const HeadOutputs& outputs, int64_t sample,
+                    std::pair<int64_t, int64_t> img_shape,
+                    const std::vector<double>& scale_factor) const override;
 
   // The original's `init_weights`: the transformer's init and the classification prior; the
   // branches' other layers and the query embedding keep PyTorch's.
   void reset_parameters();
-  void set_dropout(double p);
+  void set_dropout(double p) override;
   const TopoNetHeadOptions& options() const { return options_; }
 
  private:

@@ -26,10 +26,12 @@ Schema layer_sequence_schema(const std::string& type, Schema layer);
 
 // The entry at `index` of the layer's `attn_cfgs`; an input error when there is none.
 const ConfigNode& attention_entry(const ConfigNode& layer, size_t index);
-// That entry read as the attention the layer runs there (`Options`, named `runs`).
+// That entry read as the attention the layer runs there (`Options`, named `runs`), in the
+// registry `scope`.
 template <typename Options>
-Options layer_attention(const ConfigNode& layer, size_t index, const std::string& runs) {
-  return read_attention<Options>(attention_entry(layer, index), runs);
+Options layer_attention(const ConfigNode& layer, size_t index, const std::string& runs,
+                        const std::string& scope = "") {
+  return read_attention<Options>(attention_entry(layer, index), runs, scope);
 }
 // An input error unless the layer's `operation_order` is exactly `expected`.
 void require_operation_order(const ConfigNode& layer, const std::vector<std::string>& expected);
