@@ -23,4 +23,7 @@ AutocastGuard::~AutocastGuard() {
   compat::set_autocast_dtype(device_, previous_.dtype);
 }
 
+AutocastOff::AutocastOff()
+    : cpu_(c10::kCPU, AutocastState{false}), cuda_(c10::kCUDA, AutocastState{false}) {}
+
 }  // namespace olv2

@@ -30,4 +30,15 @@ class AutocastGuard {
   AutocastState previous_;
 };
 
+// Autocast off on the CPU and on CUDA for a scope, where the original computes in float32
+// whatever autocast does around it (its `force_fp32`, its float32 kernels).
+class AutocastOff {
+ public:
+  AutocastOff();
+
+ private:
+  AutocastGuard cpu_;
+  AutocastGuard cuda_;
+};
+
 }  // namespace olv2

@@ -50,8 +50,7 @@ CameraReferencePoints project_reference_points(const at::Tensor& reference_point
                         ", N_cam, 4, 4]");
   }
   const int64_t num_cams = lidar2img.size(1);
-  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
-  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  const AutocastOff float32;
 
   const at::Tensor ref = reference_points_3d.to(torch::kFloat);
   std::vector<at::Tensor> metres;

@@ -147,8 +147,7 @@ at::Tensor CustomIpmViewTransformerImpl::forward(const at::Tensor& cam_feat,
     // Projection of every plane point into every camera, with the original's batched 4x4
     // products, in fp32 under autocast: in bf16 or fp16 the products lose whole pixels and
     // near-zero depths turn into NaN.
-    const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
-    const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+    const AutocastOff float32;
     const at::Tensor points = torch::cat({grid, torch::ones_like(grid.narrow(-1, 0, 1))}, -1)
                                   .view({batch, 1, num_points, 4})
                                   .repeat({1, num_cam, 1, 1})

@@ -53,4 +53,22 @@ void require_checkpointable(const std::vector<std::string>& stages,
   }
 }
 
+bool stage_listed(const std::vector<std::string>& stages, const std::string& stage) {
+  return std::find(stages.begin(), stages.end(), stage) != stages.end();
+}
+
+void require_multi_view_images(const Batch& batch, const std::string& detector) {
+  const at::Tensor& img = batch.images;
+  if (img.dim() != 5 || batch.metas.empty() ||
+      batch.metas.size() != static_cast<size_t>(img.size(0))) {
+    throw runtime_error(detector + ": expected images [B, N, 3, H, W] with one meta per sample");
+  }
+}
+
+void require_ground_truth(const Batch& batch, const std::string& detector) {
+  if (!batch.has_gt()) {
+    throw runtime_error(detector + ": the batch has no ground truth for the losses");
+  }
+}
+
 }  // namespace olv2

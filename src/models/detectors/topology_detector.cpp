@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "olv2/models/detectors/multi_view_features.h"
@@ -18,15 +17,12 @@ TopologyDetectorImpl::TopologyDetectorImpl(std::string name, std::vector<std::st
 }
 
 bool TopologyDetectorImpl::checkpoint_listed(const std::string& stage) const {
-  return std::find(checkpoint_.begin(), checkpoint_.end(), stage) != checkpoint_.end();
+  return stage_listed(checkpoint_, stage);
 }
 
 DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
+  require_multi_view_images(batch, name_);
   const at::Tensor& img = batch.images;
-  if (img.dim() != 5 || batch.metas.empty() ||
-      batch.metas.size() != static_cast<size_t>(img.size(0))) {
-    throw runtime_error(name_ + ": expected images [B, N, 3, H, W] with one meta per sample");
-  }
   const int64_t num_samples = img.size(0);
   DetectorOutputs out;
   out.image_features = multi_view_features(*img_backbone_, *img_neck_, img,
@@ -49,20 +45,14 @@ DetectorOutputs TopologyDetectorImpl::forward(const Batch& batch) {
   return out;
 }
 
-void TopologyDetectorImpl::require_ground_truth(const Batch& batch) const {
-  if (!batch.has_gt())
-    throw runtime_error(name_ + ": the batch has no ground truth for the losses");
-}
-
 std::shared_ptr<ForwardOutputs> TopologyDetectorImpl::forward_outputs(const Batch& batch) {
   return std::make_shared<DetectorOutputs>(forward(batch));
 }
 
 DetectorLosses TopologyDetectorImpl::losses_of(const ForwardOutputs& forward_outputs,
                                                const Batch& batch) {
-  require_ground_truth(batch);
-  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
-  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  require_ground_truth(batch, name_);
+  const AutocastOff float32;
   DetectorOutputs outputs = outputs_as<DetectorOutputs>(forward_outputs);
   for (HeadOutputs* head : {&outputs.lanes, &outputs.traffic_elements}) {
     head->cls_scores = head->cls_scores.to(at::kFloat);

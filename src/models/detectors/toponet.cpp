@@ -2,7 +2,6 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "olv2/assign/assigner.h"
@@ -103,16 +102,12 @@ TopoNetImpl::TopoNetImpl(const TopoNetOptions& options) : options_(options) {
 }
 
 bool TopoNetImpl::checkpoint_listed(const std::string& stage) const {
-  return std::find(options_.checkpoint.begin(), options_.checkpoint.end(), stage) !=
-         options_.checkpoint.end();
+  return stage_listed(options_.checkpoint, stage);
 }
 
 TopoNetOutputs TopoNetImpl::forward(const Batch& batch) {
+  require_multi_view_images(batch, "TopoNet");
   const at::Tensor& img = batch.images;
-  if (img.dim() != 5 || batch.metas.empty() ||
-      batch.metas.size() != static_cast<size_t>(img.size(0))) {
-    throw runtime_error("TopoNet: expected images [B, N, 3, H, W] with one meta per sample");
-  }
   TopoNetOutputs out;
   out.image_features = multi_view_features(*img_backbone_, *img_neck_, img,
                                            checkpoint_listed("extract_feat") && is_training());
@@ -137,10 +132,9 @@ std::shared_ptr<ForwardOutputs> TopoNetImpl::forward_outputs(const Batch& batch)
 }
 
 DetectorLosses TopoNetImpl::losses_of(const ForwardOutputs& forward_outputs, const Batch& batch) {
-  if (!batch.has_gt()) throw runtime_error("TopoNet: the batch has no ground truth for the losses");
+  require_ground_truth(batch, "TopoNet");
   const TopoNetOutputs& outputs = outputs_as<TopoNetOutputs>(forward_outputs);
-  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
-  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  const AutocastOff float32;
   HeadOutputs te_outputs = outputs.traffic_elements;
   te_outputs.cls_scores = te_outputs.cls_scores.to(at::kFloat);
   te_outputs.reg_preds = te_outputs.reg_preds.to(at::kFloat);

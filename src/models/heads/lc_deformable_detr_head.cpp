@@ -188,10 +188,7 @@ HeadOutputs LcDeformableDetrHeadImpl::forward(const at::Tensor& bev_feats) {
 Detections LcDeformableDetrHeadImpl::decode(const HeadOutputs& outputs, int64_t sample,
                                             std::pair<int64_t, int64_t> /*img_shape*/,
                                             const std::vector<double>& /*scale_factor*/) const {
-  Detections detections;
-  detections.objects = outputs.reg_preds[-1][sample];
-  detections.scores = outputs.cls_scores[-1][sample].sigmoid();
-  return detections;
+  return last_layer_lanes(outputs, sample);
 }
 
 }  // namespace olv2

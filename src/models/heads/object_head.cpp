@@ -30,6 +30,13 @@ std::shared_ptr<const ObjectHeadOptions> read_head(const Registry<ObjectHeadOpti
 
 }  // namespace
 
+Detections last_layer_lanes(const HeadOutputs& outputs, int64_t sample) {
+  Detections detections;
+  detections.objects = outputs.reg_preds[-1][sample];
+  detections.scores = outputs.cls_scores[-1][sample].sigmoid();
+  return detections;
+}
+
 const Registry<ObjectHeadOptions>& lane_head_registry() {
   using Registry = Registry<ObjectHeadOptions>;
   static const Registry registry(

@@ -214,10 +214,7 @@ DetrHeadLosses TopoNetHeadImpl::loss(const HeadOutputs& /*outputs*/,
 Detections TopoNetHeadImpl::decode(const HeadOutputs& outputs, int64_t sample,
                                    std::pair<int64_t, int64_t> /*img_shape*/,
                                    const std::vector<double>& /*scale_factor*/) const {
-  Detections detections;
-  detections.objects = outputs.reg_preds[-1][sample];
-  detections.scores = outputs.cls_scores[-1][sample].sigmoid();
-  return detections;
+  return last_layer_lanes(outputs, sample);
 }
 
 HeadOutputs TopoNetHeadImpl::forward_with_context(const std::vector<at::Tensor>& levels,

@@ -173,8 +173,7 @@ DeformableDetrTransformerOutputs DeformableDetrTransformerImpl::forward(
   at::Tensor init_reference;
   {
     // The reference positions the sampling, so it stays fp32 under autocast.
-    const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
-    const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+    const AutocastOff float32;
     init_reference = torch::linear(query_pos.permute({1, 0, 2}).to(torch::kFloat),
                                    reference_points_->weight, reference_points_->bias)
                          .sigmoid();

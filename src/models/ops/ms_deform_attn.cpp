@@ -149,8 +149,7 @@ at::Tensor ms_deform_attn(const at::Tensor& value, const SpatialShapes& spatial_
                         " tokens, the spatial shapes " + std::to_string(total_tokens));
   }
   // The original's CUDA kernel and its CPU fallback both compute in float32.
-  const AutocastGuard cpu_fp32(c10::kCPU, AutocastState{false});
-  const AutocastGuard cuda_fp32(c10::kCUDA, AutocastState{false});
+  const AutocastOff float32;
   return MsDeformAttnFunction::apply(value.to(at::kFloat).contiguous(),
                                      locations.to(at::kFloat).contiguous(),
                                      weights.to(at::kFloat).contiguous(), flat_shapes);

@@ -108,5 +108,13 @@ std::vector<std::string> checkpoint_stages_from_config(const ConfigNode& model);
 // Throws an input error naming model.checkpoint for a stage not in `checkpointable`.
 void require_checkpointable(const std::vector<std::string>& stages,
                             const std::vector<std::string>& checkpointable);
+// Whether `stages` (a detector's model.checkpoint) lists `stage`.
+bool stage_listed(const std::vector<std::string>& stages, const std::string& stage);
+
+// An error naming `detector` unless the batch holds images [B, N, 3, H, W] with one meta per
+// sample.
+void require_multi_view_images(const Batch& batch, const std::string& detector);
+// An error naming `detector` unless the batch carries the ground truth of the losses.
+void require_ground_truth(const Batch& batch, const std::string& detector);
 
 }  // namespace olv2

@@ -77,8 +77,6 @@ class TopologyDetectorImpl : public DetectorImpl {
   std::shared_ptr<RelationHeadImpl> lcte_head_;
 
  private:
-  void require_ground_truth(const Batch& batch) const;
-
   std::string name_;
   std::vector<std::string> checkpoint_;
   std::string bev_stage_;

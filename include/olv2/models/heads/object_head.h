@@ -125,6 +125,10 @@ struct ObjectHeadOptions {
   virtual bool predicts_relations() const { return false; }
 };
 
+// The last decoder layer's lanes of `sample`, from a head that regresses them in metres: the
+// points [Q, R] and their sigmoid scores [Q, C], every query in order.
+Detections last_layer_lanes(const HeadOutputs& outputs, int64_t sample);
+
 // The heads a lane head's `type` may name (`lc_head`, `pts_bbox_head`).
 const Registry<ObjectHeadOptions>& lane_head_registry();
 // The heads a traffic-element head's `type` may name (`te_head`, `bbox_head`).
