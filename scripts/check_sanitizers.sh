@@ -112,11 +112,13 @@ if [ "$run_fuzz" = 1 ]; then
   cp tests/fuzz/seeds/results/*.json "$corpus/results_json/"
   cp tests/fuzz/seeds/pickles/*.pkl "$corpus/devkit_pickle/"
   data=$build/fuzz-data
-  rm -rf "$data"
+  rm -rf "$data" "$data-ls"
   "$build/bin/make_synthetic_data" --out-dir "$data" --frames 4 --val-frames 2 --image-scale 0.03 \
     >/dev/null
   cp "$data"/data_dict_synthetic.json "$corpus/collection_json/"
-  find "$data" -path '*/info/*.json' | head -4 | while read -r f; do
+  "$build/bin/make_synthetic_data" --out-dir "$data-ls" --frames 2 --val-frames 1 --no-images \
+    --format lane-segment >/dev/null
+  find "$data" "$data-ls" -path '*/info/*.json' | head -6 | while read -r f; do
     cp "$f" "$corpus/frame_json/$(basename "$(dirname "$(dirname "$f")")")_$(basename "$f")"
   done
   find "$data" -name '*.jpg' | head -6 | while read -r f; do

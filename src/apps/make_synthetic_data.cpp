@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
   app.add_option("--subset", subset,
                  "A: the 7 Argoverse 2 cameras; B: the 6 nuScenes cameras (1600x900) (default A)")
       ->check(CLI::IsMember({"A", "B"}));
+  std::string format = "centerline";
+  app.add_option("--format", format,
+                 "centerline: v1.x frames, info/<timestamp>.json with lane centerlines; "
+                 "lane-segment: v2.x frames, info/<timestamp>-ls.json with lane segments, a "
+                 "pedestrian crossing and the road boundaries (default centerline)")
+      ->check(CLI::IsMember({"centerline", "lane-segment"}));
   bool no_images = false;
   app.add_flag("--no-images", no_images, "write annotations only");
   if (const auto status = olv2::parse_command_line(app, "make_synthetic_data", argc, argv))
@@ -51,17 +57,22 @@ int main(int argc, char** argv) {
   options.out = out_dir;
   options.write_images = !no_images;
   options.subset = subset == "B" ? olv2::Subset::kB : olv2::Subset::kA;
+  options.format = format == "lane-segment" ? olv2::FrameFormat::kLaneSegment
+                                            : olv2::FrameFormat::kLaneCenterline;
   return olv2::guarded_main("make_synthetic_data", [&] {
     const auto start = std::chrono::steady_clock::now();
     const auto summary = olv2::synthetic::make_synthetic_data(options);
     const double seconds = olv2::seconds_since(start);
+    const bool lane_segments = options.format == olv2::FrameFormat::kLaneSegment;
+    const std::string objects = lane_segments ? std::to_string(summary.lanes) + " lane segments, " +
+                                                    std::to_string(summary.areas) + " areas"
+                                              : std::to_string(summary.lanes) + " lanes";
     std::printf(
         "make_synthetic_data: wrote %lld train + %lld val + %lld test frames in "
-        "%lld segments (%lld lanes, "
-        "%lld traffic elements, %lld images) to %s in %.2f s\n",
+        "%lld segments (%s, %lld traffic elements, %lld images) to %s in %.2f s\n",
         static_cast<long long>(summary.train_frames), static_cast<long long>(summary.val_frames),
         static_cast<long long>(summary.test_frames), static_cast<long long>(summary.segments),
-        static_cast<long long>(summary.lanes), static_cast<long long>(summary.traffic_elements),
+        objects.c_str(), static_cast<long long>(summary.traffic_elements),
         static_cast<long long>(summary.images), out_dir.c_str(), seconds);
     return 0;
   });

@@ -64,9 +64,7 @@ DataLoader::DataLoader(const OpenLaneV2Dataset& dataset, std::shared_ptr<Sampler
           },
           std::move(sampler), options,
           [&dataset](int64_t index) {
-            return "frame " + frame_info_path(dataset.index().data_root(),
-                                              dataset.index().key(static_cast<size_t>(index)))
-                                  .string();
+            return "frame " + dataset.index().info_path(static_cast<size_t>(index)).string();
           }) {}
 
 DataLoader::~DataLoader() { stop_workers(); }

@@ -100,8 +100,13 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
   require_camera_centerlines(dataset);
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
-  require_collection_file(spec.location, collection != nullptr ? *collection : *ann_file,
-                          split_key);
+  const ConfigNode& named = collection != nullptr ? *collection : *ann_file;
+  if (frame_format(spec.location.kind) != FrameFormat::kLaneCenterline) {
+    throw input_error(named.where() + ": `" + named.text() +
+                      "` names a collection of v2.x lane-segment frames; the centerline models' "
+                      "datasets read v1.x frames (e.g. data_dict_subset_A_train)");
+  }
+  require_collection_file(spec.location, named, split_key);
   const std::string type = dataset.get<std::string>("type", "");
   if (type == "OpenLaneV2SubsetADataset" || type == "OpenLaneV2_subset_A_Dataset") {
     spec.subset = Subset::kA;
@@ -126,6 +131,7 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
 
 FrameIndex build_frame_index(const DatasetSpec& spec) {
   FrameReadOptions read_options;
+  read_options.kind = spec.location.kind;
   read_options.point_interval = default_point_interval(spec.location.split);
   read_options.subset = spec.subset;
   read_options.excluded_sources = spec.excluded_sources;

@@ -70,10 +70,11 @@ DatasetCheckReport check_dataset(const FrameIndex& index, const DatasetCheckOpti
   const auto start = std::chrono::steady_clock::now();
   DatasetCheckReport report;
   report.split = index.split();
+  report.format = frame_format(index.options().kind);
   const std::string data_root = index.data_root().string();
   for (size_t i = 0; i < index.size(); ++i) {
     ++report.frames;
-    const std::filesystem::path info_path = frame_info_path(index.data_root(), index.key(i));
+    const std::filesystem::path info_path = index.info_path(i);
     std::error_code ec;
     if (!std::filesystem::exists(info_path, ec)) {
       report.add_problem("missing frame",
@@ -85,6 +86,11 @@ DatasetCheckReport check_dataset(const FrameIndex& index, const DatasetCheckOpti
         const Frame frame = index.load(i);
         report.annotated_frames += frame.has_annotation ? 1 : 0;
         report.lanes += static_cast<int64_t>(frame.num_lanes());
+        report.lane_segments += static_cast<int64_t>(frame.lane_segments.size());
+        for (const Area& area : frame.areas) {
+          ++(area.category == kPedestrianCrossing ? report.pedestrian_crossings
+                                                  : report.road_boundaries);
+        }
         report.traffic_elements += static_cast<int64_t>(frame.num_traffic_elements());
         ++report.cameras_per_frame[static_cast<int64_t>(frame.cameras.size())];
         check_images(frame, data_root, options, report);
@@ -101,8 +107,14 @@ DatasetCheckReport check_dataset(const FrameIndex& index, const DatasetCheckOpti
 std::string format_check_report(const DatasetCheckReport& r) {
   std::ostringstream out;
   out << "split " << r.split << ": " << r.frames << " frames (" << r.annotated_frames
-      << " annotated), " << r.lanes << " lane centerlines, " << r.traffic_elements
-      << " traffic elements, " << r.images << " images";
+      << " annotated), ";
+  if (r.format == FrameFormat::kLaneSegment) {
+    out << r.lane_segments << " lane segments, " << r.pedestrian_crossings
+        << " pedestrian crossings, " << r.road_boundaries << " road boundaries, ";
+  } else {
+    out << r.lanes << " lane centerlines, ";
+  }
+  out << r.traffic_elements << " traffic elements, " << r.images << " images";
   out << "\n  cameras per frame:";
   for (const auto& [cameras, frames] : r.cameras_per_frame)
     out << " " << cameras << " (" << frames << " frames)";

@@ -1,13 +1,18 @@
-// Parses one OpenLane-V2 frame JSON (`info/<timestamp>.json`) into a Frame, converting as the
-// official preprocessing does and checking everything the pipeline, the model and the metrics
-// rely on.
+// Parses one OpenLane-V2 frame JSON (`info/<timestamp>.json`, or `<timestamp>-ls.json` of the
+// lane-segment collections) into a Frame, converting as the official preprocessing does and
+// checking everything the pipeline, the model and the metrics rely on.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "olv2/data/frame_reader.h"
 #include "olv2/data/json_field.h"
+#include "olv2/data/polyline_resample.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -195,7 +200,107 @@ void require_unique_ids(const JsonField& list, const std::vector<Object>& object
   }
 }
 
-void parse_annotation(const JsonField& annotation, Frame& frame, int point_interval) {
+// A polyline of at least 2 points [n, 3] read in float64, resampled by length to `count` points
+// when given (the collections' `_fix_pts_interpolate`), then stored as float32.
+std::vector<float> parse_polyline(const JsonField& points, std::optional<int64_t> count) {
+  const size_t n = points.list_size();
+  if (n < 2) points.fail("has " + std::to_string(n) + " points, expected at least 2 (an Nx3 list)");
+  std::vector<std::array<double, 3>> read;
+  read.reserve(n);
+  for (size_t i = 0; i < n; ++i) read.push_back(points.element(i).matrix<double, 3>(3, 0));
+  if (count) read = resample_by_length(read, *count);
+  std::vector<float> out;
+  out.reserve(read.size() * 3);
+  for (const auto& xyz : read) {
+    for (const double v : xyz) out.push_back(static_cast<float>(v));
+  }
+  return out;
+}
+
+int64_t parse_index(const JsonField& field, int64_t first, size_t count, const std::string& what) {
+  const int64_t v = field.integer();
+  if (v < first || v >= first + static_cast<int64_t>(count)) {
+    field.fail(std::to_string(v) + " is not " + what + ", expected an integer in [" +
+               std::to_string(first) + ", " + std::to_string(first + static_cast<int64_t>(count)) +
+               ")");
+  }
+  return v;
+}
+
+LaneSegment parse_lane_segment(const JsonField& entry, int64_t line_points) {
+  LaneSegment segment;
+  segment.id = entry.at("id").integer();
+  segment.centerline = parse_polyline(entry.at("centerline"), line_points);
+  segment.left_laneline = parse_polyline(entry.at("left_laneline"), line_points);
+  segment.right_laneline = parse_polyline(entry.at("right_laneline"), line_points);
+  segment.left_laneline_type =
+      parse_index(entry.at("left_laneline_type"), 0, kLaneLineTypeNames.size(),
+                  "a line type (none, solid, dash)");
+  segment.right_laneline_type =
+      parse_index(entry.at("right_laneline_type"), 0, kLaneLineTypeNames.size(),
+                  "a line type (none, solid, dash)");
+  if (entry.has("is_intersection_or_connector")) {
+    const JsonField flag = entry.at("is_intersection_or_connector");
+    if (!flag.json().is_boolean()) flag.fail("expected true or false");
+    segment.is_intersection_or_connector = flag.json().get<bool>();
+  }
+  return segment;
+}
+
+Area parse_area(const JsonField& entry, std::optional<int64_t> area_points) {
+  Area area;
+  area.id = entry.at("id").integer();
+  area.category = parse_index(entry.at("category"), 1, kAreaCategoryNames.size(),
+                              "an area category (1 pedestrian crossing, 2 road boundary)");
+  area.points = parse_polyline(entry.at("points"), area_points);
+  return area;
+}
+
+struct Topology {
+  std::vector<int8_t> lane_lane;
+  std::vector<int8_t> lane_element;
+};
+
+// The traffic elements into `frame`, then the topology of `lanes` lanes and them: `lanes` is
+// "lc" (lane centerlines: topology_lclc, topology_lcte) or "ls" (lane segments: topology_lsls,
+// topology_lste), `count` of them, called `what` in messages.
+Topology parse_elements_and_topology(const JsonField& annotation, Frame& frame,
+                                     const std::string& lanes, size_t count,
+                                     const std::string& what) {
+  const JsonField elements = annotation.at("traffic_element");
+  const size_t k = elements.list_size();
+  for (size_t i = 0; i < k; ++i)
+    frame.traffic_elements.push_back(parse_traffic_element(elements.element(i)));
+  require_unique_ids(elements, frame.traffic_elements, "traffic_element");
+  Topology topology;
+  topology.lane_lane =
+      parse_topology(annotation.at("topology_" + lanes + lanes), count, count, "one per " + what);
+  topology.lane_element = parse_topology(annotation.at("topology_" + lanes + "te"), count, k,
+                                         what + "s x traffic elements");
+  return topology;
+}
+
+// The v2.x annotation, resampled as the collection of `kind` does.
+void parse_lane_segment_annotation(const JsonField& annotation, Frame& frame, CollectionKind kind) {
+  constexpr int64_t kLinePoints = 10;
+  constexpr int64_t kAreaPoints = 20;
+  const std::optional<int64_t> area_points =
+      kind == CollectionKind::kLaneSegment ? std::optional<int64_t>(kAreaPoints) : std::nullopt;
+  const JsonField segments = annotation.at("lane_segment");
+  const size_t n = segments.list_size();
+  for (size_t i = 0; i < n; ++i)
+    frame.lane_segments.push_back(parse_lane_segment(segments.element(i), kLinePoints));
+  require_unique_ids(segments, frame.lane_segments, "lane_segment");
+  const JsonField areas = annotation.at("area");
+  for (size_t i = 0; i < areas.list_size(); ++i)
+    frame.areas.push_back(parse_area(areas.element(i), area_points));
+  require_unique_ids(areas, frame.areas, "area");
+  Topology topology = parse_elements_and_topology(annotation, frame, "ls", n, "lane segment");
+  frame.topology_lsls = std::move(topology.lane_lane);
+  frame.topology_lste = std::move(topology.lane_element);
+}
+
+void parse_centerline_annotation(const JsonField& annotation, Frame& frame, int point_interval) {
   const JsonField lanes = annotation.at("lane_centerline");
   const size_t n = lanes.list_size();
   for (size_t i = 0; i < n; ++i) {
@@ -209,15 +314,9 @@ void parse_annotation(const JsonField& annotation, Frame& frame, int point_inter
     }
   }
   require_unique_ids(lanes, frame.lanes, "lane_centerline");
-  const JsonField elements = annotation.at("traffic_element");
-  const size_t k = elements.list_size();
-  for (size_t i = 0; i < k; ++i)
-    frame.traffic_elements.push_back(parse_traffic_element(elements.element(i)));
-  require_unique_ids(elements, frame.traffic_elements, "traffic_element");
-  frame.topology_lclc =
-      parse_topology(annotation.at("topology_lclc"), n, n, "one per lane centerline");
-  frame.topology_lcte =
-      parse_topology(annotation.at("topology_lcte"), n, k, "lane centerlines x traffic elements");
+  Topology topology = parse_elements_and_topology(annotation, frame, "lc", n, "lane centerline");
+  frame.topology_lclc = std::move(topology.lane_lane);
+  frame.topology_lcte = std::move(topology.lane_element);
 }
 
 }  // namespace
@@ -234,6 +333,7 @@ Frame parse_frame(const std::string& json_text, const std::string& source, const
   if (!root.is_object()) top.fail("expected a JSON object at the top level");
 
   Frame frame;
+  frame.format = frame_format(options.kind);
   frame.split = key.split;
   frame.segment_id = key.segment_id;
   frame.timestamp = key.timestamp;
@@ -252,7 +352,11 @@ Frame parse_frame(const std::string& json_text, const std::string& source, const
 
   if (top.has("annotation") && !root["annotation"].is_null()) {
     frame.has_annotation = true;
-    parse_annotation(top.at("annotation"), frame, options.point_interval);
+    if (frame.format == FrameFormat::kLaneSegment) {
+      parse_lane_segment_annotation(top.at("annotation"), frame, options.kind);
+    } else {
+      parse_centerline_annotation(top.at("annotation"), frame, options.point_interval);
+    }
   }
   return frame;
 }

@@ -29,6 +29,34 @@ const std::string kJsonSuffix = ".json";
 
 }  // namespace
 
+FrameFormat frame_format(CollectionKind kind) {
+  return kind == CollectionKind::kCenterline ? FrameFormat::kLaneCenterline
+                                             : FrameFormat::kLaneSegment;
+}
+
+const char* collection_suffix(CollectionKind kind) {
+  switch (kind) {
+    case CollectionKind::kLaneSegment:
+      return "_ls";
+    case CollectionKind::kLaneSegNet:
+      return "_lanesegnet";
+    case CollectionKind::kCenterline:
+      break;
+  }
+  return "";
+}
+
+std::pair<CollectionKind, std::string> collection_kind_of(const std::string& name) {
+  for (const CollectionKind kind : {CollectionKind::kLaneSegment, CollectionKind::kLaneSegNet}) {
+    const std::string suffix = collection_suffix(kind);
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return {kind, name.substr(0, name.size() - suffix.size())};
+    }
+  }
+  return {CollectionKind::kCenterline, name};
+}
+
 int default_point_interval(const std::string& split) { return split == "train" ? 1 : 20; }
 
 std::vector<std::string> read_collection_splits(const std::filesystem::path& collection_file) {
@@ -80,13 +108,16 @@ std::vector<FrameKey> read_collection(const std::filesystem::path& collection_fi
   return keys;
 }
 
-std::filesystem::path frame_info_path(const std::filesystem::path& data_root, const FrameKey& key) {
-  return data_root / key.split / key.segment_id / "info" / (key.timestamp + kJsonSuffix);
+std::filesystem::path frame_info_path(const std::filesystem::path& data_root, const FrameKey& key,
+                                      CollectionKind kind) {
+  const std::string file =
+      key.timestamp + (frame_format(kind) == FrameFormat::kLaneSegment ? "-ls" : "") + kJsonSuffix;
+  return data_root / key.split / key.segment_id / "info" / file;
 }
 
 Frame read_frame(const std::filesystem::path& data_root, const FrameKey& key,
                  const FrameReadOptions& options) {
-  const std::filesystem::path path = frame_info_path(data_root, key);
+  const std::filesystem::path path = frame_info_path(data_root, key, options.kind);
   return parse_frame(read_file(path, "frame"), path.string(), key, options);
 }
 
@@ -103,7 +134,7 @@ std::string frame_source_id(const std::filesystem::path& path) {
 
 // `keys` without the segments whose first frame comes from one of `excluded` sources.
 std::vector<FrameKey> without_sources(std::vector<FrameKey> keys,
-                                      const std::filesystem::path& data_root,
+                                      const std::filesystem::path& data_root, CollectionKind kind,
                                       const std::vector<std::string>& excluded) {
   if (excluded.empty()) return keys;
   std::map<std::string, bool> segment_excluded;
@@ -111,7 +142,7 @@ std::vector<FrameKey> without_sources(std::vector<FrameKey> keys,
   for (FrameKey& key : keys) {
     auto found = segment_excluded.find(key.segment_id);
     if (found == segment_excluded.end()) {
-      const std::string source = frame_source_id(frame_info_path(data_root, key));
+      const std::string source = frame_source_id(frame_info_path(data_root, key, kind));
       const bool drop = std::find(excluded.begin(), excluded.end(), source) != excluded.end();
       found = segment_excluded.emplace(key.segment_id, drop).first;
     }
@@ -128,7 +159,7 @@ FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path co
       collection_file_(std::move(collection_file)),
       split_(split),
       options_(options),
-      keys_(without_sources(read_collection(collection_file_, split), data_root_,
+      keys_(without_sources(read_collection(collection_file_, split), data_root_, options_.kind,
                             options_.excluded_sources)) {
   if (options_.max_frames && keys_.size() > *options_.max_frames) {
     keys_.resize(*options_.max_frames);
@@ -137,8 +168,15 @@ FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path co
 
 FrameIndex::FrameIndex(std::filesystem::path data_root, std::filesystem::path collection_file,
                        const std::string& split)
-    : FrameIndex(std::move(data_root), std::move(collection_file), split,
-                 FrameReadOptions{default_point_interval(split), std::nullopt, {}, std::nullopt}) {}
+    : FrameIndex(std::move(data_root), std::move(collection_file), split, [&] {
+        FrameReadOptions options;
+        options.point_interval = default_point_interval(split);
+        return options;
+      }()) {}
+
+std::filesystem::path FrameIndex::info_path(size_t index) const {
+  return frame_info_path(data_root_, keys_.at(index), options_.kind);
+}
 
 Frame FrameIndex::load(size_t index) const {
   if (index >= keys_.size()) {
@@ -146,12 +184,15 @@ Frame FrameIndex::load(size_t index) const {
                         std::to_string(keys_.size()) + " frames in split " + split_ + ")");
   }
   const FrameKey& key = keys_[index];
-  const std::filesystem::path path = frame_info_path(data_root_, key);
+  const std::filesystem::path path = info_path(index);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     throw input_error("collection " + collection_file_.string() + " lists frame " + key.split +
                       "/" + key.segment_id + "/" + key.timestamp + ".json, but " + path.string() +
-                      " does not exist");
+                      " does not exist" +
+                      (frame_format(options_.kind) == FrameFormat::kLaneSegment
+                           ? " (a lane-segment collection reads the frames' -ls.json files)"
+                           : ""));
   }
   Frame frame = read_frame(data_root_, key, options_);
   int first = kNoSubsetYet;

@@ -177,3 +177,54 @@ TEST(CheckData, DumpMatchesThePipelineFixture) {
 
 }  // namespace
 }  // namespace olv2
+
+namespace olv2 {
+namespace {
+
+// v2.x frames made by make_synthetic_data --format lane-segment: checked as a lane-segment
+// collection they are clean and counted as lane segments and areas; a line type out of range is
+// named by frame and key; read as v1.x frames, their `<timestamp>.json` files are missing.
+TEST(CheckData, LaneSegmentFramesAreCheckedAsTheirCollectionReadsThem) {
+  const fs::path root = test::scratch_dir("lane_segment_data");
+  const auto made =
+      test::run_app("make_synthetic_data", "--out-dir " + quoted(root) +
+                                               " --format lane-segment --frames 3 --val-frames 1 "
+                                               "--image-scale 0.03");
+  ASSERT_EQ(made.exit_status, 0) << made.output;
+  EXPECT_NE(made.output.find(" lane segments, 9 areas,"), std::string::npos) << made.output;
+  const std::string data =
+      "--data-root " + quoted(root) + " --collection " + quoted(root / "data_dict_synthetic.json");
+
+  const auto clean = test::run_app("check_data", data + " --collection-kind ls");
+  EXPECT_EQ(clean.exit_status, 0) << clean.output;
+  EXPECT_NE(clean.output.find("split train: 2 frames (2 annotated), "), std::string::npos)
+      << clean.output;
+  EXPECT_NE(clean.output.find(" pedestrian crossings, 4 road boundaries, "), std::string::npos)
+      << clean.output;
+
+  const auto as_centerlines = test::run_app("check_data", data);
+  EXPECT_EQ(as_centerlines.exit_status, 1) << as_centerlines.output;
+  EXPECT_NE(as_centerlines.output.find("missing frame: 2"), std::string::npos)
+      << as_centerlines.output;
+
+  fs::path frame;
+  for (const auto& entry : fs::recursive_directory_iterator(root / "val")) {
+    if (entry.path().string().find("-ls.json") != std::string::npos) frame = entry.path();
+  }
+  ASSERT_FALSE(frame.empty());
+  std::ifstream in(frame);
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(in);
+  in.close();
+  json["annotation"]["lane_segment"][0]["left_laneline_type"] = 5;
+  std::ofstream(frame, std::ios::trunc) << json.dump();
+  const auto bad = test::run_app("check_data", data + " --collection-kind lanesegnet");
+  EXPECT_EQ(bad.exit_status, 1) << bad.output;
+  EXPECT_NE(bad.output.find(frame.string()), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("key `annotation.lane_segment[0].left_laneline_type`: 5 is not a "
+                            "line type"),
+            std::string::npos)
+      << bad.output;
+}
+
+}  // namespace
+}  // namespace olv2

@@ -137,7 +137,8 @@ TEST(TrainDsCli, AMissingCollectionNamesDataRootAndMetaRoot) {
 }
 
 // TopoNet's `ann_file` names a pickle; the collection JSON beside it is what is read, and a
-// missing one is named with the key and where it was looked for.
+// missing one is named with the key and where it was looked for. A lane-segment pickle (v2.x
+// frames) is refused by the centerline models' datasets, naming the key.
 TEST(TrainDsCli, AMissingCollectionBesideTopoNetsAnnFileIsNamed) {
   const std::filesystem::path dir = test::scratch_dir("missing_ann_file_collection");
   const auto result = run_app("train_ds", config("toponet_r50_8x1_24e_olv2_subset_A.yaml") +
@@ -151,6 +152,17 @@ TEST(TrainDsCli, AMissingCollectionBesideTopoNetsAnnFileIsNamed) {
                            "--cfg-options data.train.ann_file=DIR/data_dict_subset_A_train.pkl"}) {
     EXPECT_NE(result.output.find(part), std::string::npos) << part << "\n" << result.output;
   }
+  const auto lane_segments = run_app(
+      "train_ds", config("toponet_r50_8x1_24e_olv2_subset_A.yaml") + " --work-dir '" +
+                      (dir / "work").string() +
+                      "' --cfg-options model.img_backbone.init_cfg=null "
+                      "data.train.ann_file=data/OpenLane-V2/data_dict_subset_A_train_ls.pkl");
+  EXPECT_EQ(lane_segments.exit_status, 2) << lane_segments.output;
+  EXPECT_NE(lane_segments.output.find("key `data.train.ann_file`"), std::string::npos)
+      << lane_segments.output;
+  EXPECT_NE(lane_segments.output.find("names a collection of v2.x lane-segment frames"),
+            std::string::npos)
+      << lane_segments.output;
 }
 
 // mmdet's spellings: --auto-resume is --resume-from auto; --gpus and --gpu-ids are answered with

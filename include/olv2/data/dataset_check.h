@@ -21,7 +21,11 @@ struct DatasetCheckReport {
   std::string split;
   int64_t frames = 0;
   int64_t annotated_frames = 0;
-  int64_t lanes = 0;
+  FrameFormat format = FrameFormat::kLaneCenterline;
+  int64_t lanes = 0;          // centerlines of v1.x frames
+  int64_t lane_segments = 0;  // v2.x
+  int64_t pedestrian_crossings = 0;
+  int64_t road_boundaries = 0;
   int64_t traffic_elements = 0;
   int64_t images = 0;
   std::map<int64_t, int64_t> cameras_per_frame;                       // camera count -> frames

@@ -1,6 +1,6 @@
 #pragma once
-// One OpenLane-V2 frame as annotated on disk: subsets and their cameras, poses, lane centerlines,
-// traffic elements and topology.
+// One OpenLane-V2 frame as annotated on disk: subsets and their cameras, poses, lane centerlines
+// (v1.x) or lane segments and areas (v2.x), traffic elements and topology.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -25,6 +25,19 @@ inline constexpr std::array<const char*, 6> kSubsetBCameraNames = {
 const char* subset_name(Subset subset);
 // kSubsetACameraNames or kSubsetBCameraNames.
 std::vector<std::string> subset_camera_names(Subset subset);
+
+// What a frame's annotation describes the road as: v1.x lane centerlines (`info/<timestamp>.json`,
+// the devkit's `centerline`), or v2.x lane segments with their boundaries, and areas
+// (`info/<timestamp>-ls.json`, the devkit's `lanesegment`).
+enum class FrameFormat { kLaneCenterline, kLaneSegment };
+
+// A lane segment boundary's line type (`left_laneline_type`, `right_laneline_type`), by index.
+inline constexpr std::array<const char*, 3> kLaneLineTypeNames = {"none", "solid", "dash"};
+// An area's `category`, from 1: kAreaCategoryNames[category - 1].
+inline constexpr std::array<const char*, 2> kAreaCategoryNames = {"pedestrian_crossing",
+                                                                  "road_boundary"};
+inline constexpr int64_t kPedestrianCrossing = 1;
+inline constexpr int64_t kRoadBoundary = 2;
 
 // Traffic element classes (`attribute`), by index (spec/evaluation.md §1.1).
 inline constexpr std::array<const char*, 13> kTrafficElementAttributeNames = {
@@ -57,6 +70,27 @@ struct LaneCenterline {
   int64_t num_points() const { return static_cast<int64_t>(points.size() / 3); }
 };
 
+// A lane segment (v2.x): its centerline and left and right boundaries (`*_laneline`), each
+// n x 3 float32 (x, y, z in ego metres) row-major, as the collection resamples them
+// (FrameReadOptions), and the boundaries' line types.
+struct LaneSegment {
+  int64_t id = 0;
+  std::vector<float> centerline;
+  std::vector<float> left_laneline;
+  std::vector<float> right_laneline;
+  int64_t left_laneline_type = 0;  // kLaneLineTypeNames
+  int64_t right_laneline_type = 0;
+  bool is_intersection_or_connector = false;
+};
+
+// An area (v2.x): a pedestrian crossing or a road boundary, n x 3 float32 points row-major.
+struct Area {
+  int64_t id = 0;
+  int64_t category = kPedestrianCrossing;
+  std::vector<float> points;
+  int64_t num_points() const { return static_cast<int64_t>(points.size() / 3); }
+};
+
 // A traffic element box in pixels of the original (portrait) front image.
 struct TrafficElement {
   int64_t id = 0;
@@ -78,18 +112,25 @@ struct Frame {
   std::vector<CameraInfo> cameras;  // file order
   Pose pose;
 
-  bool has_annotation = false;  // false on test frames
-  std::vector<LaneCenterline> lanes;
+  FrameFormat format = FrameFormat::kLaneCenterline;
+  bool has_annotation = false;             // false on test frames
+  std::vector<LaneCenterline> lanes;       // v1.x
+  std::vector<LaneSegment> lane_segments;  // v2.x
+  std::vector<Area> areas;                 // v2.x
   std::vector<TrafficElement> traffic_elements;
-  // Row-major int8 0/1 matrices: [lanes x lanes] (lane i -> lane j) and [lanes
-  // x elements].
+  // Row-major int8 0/1 matrices: v1.x [lanes x lanes] (lane i -> lane j) and [lanes x
+  // elements]; v2.x the same of the lane segments.
   std::vector<int8_t> topology_lclc;
   std::vector<int8_t> topology_lcte;
+  std::vector<int8_t> topology_lsls;
+  std::vector<int8_t> topology_lste;
 
   size_t num_lanes() const { return lanes.size(); }
   size_t num_traffic_elements() const { return traffic_elements.size(); }
   int8_t lclc(size_t i, size_t j) const { return topology_lclc[i * lanes.size() + j]; }
   int8_t lcte(size_t i, size_t k) const { return topology_lcte[i * traffic_elements.size() + k]; }
+  int8_t lsls(size_t i, size_t j) const { return topology_lsls[i * lane_segments.size() + j]; }
+  int8_t lste(size_t i, size_t k) const { return topology_lste[i * traffic_elements.size() + k]; }
 };
 
 }  // namespace olv2

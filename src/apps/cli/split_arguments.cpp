@@ -1,5 +1,7 @@
 #include "cli/split_arguments.h"
 
+#include <map>
+
 #include "cli/command_line.h"
 #include "olv2/data/dataset_builder.h"
 #include "olv2/engine/settings/train_config.h"
@@ -47,8 +49,10 @@ FrameIndex SplitArguments::frame_index(const std::string& split,
                                        const std::optional<ConfigNode>& config) const {
   if (!frames_from_config()) {
     require_data_flags(*this);
-    FrameReadOptions options{default_point_interval(split), std::nullopt, {}, std::nullopt};
+    FrameReadOptions options;
+    options.point_interval = default_point_interval(split);
     if (max_frames) options.max_frames = static_cast<size_t>(*max_frames);
+    options.kind = collection_kind;
     return FrameIndex(data_root, collection_file(), split, options);
   }
   require_config_section(config.value(), this->config, split);
@@ -67,6 +71,16 @@ void add_split_options(CLI::App& app, SplitArguments& arguments, const std::stri
   app.add_option("--collection", arguments.collection,
                  "without a config: the collection JSON {split: {segment: [\"<timestamp>.json\", "
                  "...]}}; a relative path not found as given is looked up under --data-root");
+  app.add_option("--collection-kind", arguments.collection_kind,
+                 "without a config: which frames the collection names, as the suffix of the "
+                 "pickles made of it says: centerline (v1.x, <timestamp>.json, the default), ls "
+                 "(v2.x lane segments, <timestamp>-ls.json, lines resampled to 10 points and "
+                 "areas to 20 as the devkit does) or lanesegnet (the same frames with the areas as "
+                 "annotated, as LaneSegNet does)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CollectionKind>{{"centerline", CollectionKind::kCenterline},
+                                                {"ls", CollectionKind::kLaneSegment},
+                                                {"lanesegnet", CollectionKind::kLaneSegNet}}));
   app.add_option("--split", arguments.split,
                  "the split to " + what +
                      ": a config's data section (train, val, test) or the collection's key")

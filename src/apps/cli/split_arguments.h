@@ -21,6 +21,7 @@ struct SplitArguments {
   std::vector<std::string> cfg_options;
   std::filesystem::path data_root;
   std::filesystem::path collection;
+  CollectionKind collection_kind = CollectionKind::kCenterline;
   std::string split;
   std::optional<int64_t> max_frames;
 

@@ -21,6 +21,8 @@ constexpr double kLightTall = 3.0;
 constexpr double kSignHeight = 2.8;
 constexpr double kSignSize = 2.4;
 constexpr double kMinBoxPixels = 2.0;
+constexpr double kCrossingFromStopLine = 1.0;  // the crossing's near edge past the stop line
+constexpr double kCrossingDepth = 3.0;
 
 // Road coordinates: X along the road from the ego, Y left of the ego's lane
 // centre. The ego stands at (0, lateral_offset) looking `yaw` off the road
@@ -39,30 +41,59 @@ struct RoadToEgo {
   }
 };
 
-// kCenterlinePoints points of `curve(s)` for s in [0, 1], rounded to 10
-// micrometres as the real files are.
-std::vector<cv::Vec3d> sample_curve(const std::function<cv::Vec3d(double)>& curve) {
+// `count` points of `curve(s)` for s in [0, 1], rounded to 10 micrometres as the real files are.
+std::vector<cv::Vec3d> sample_curve(const std::function<cv::Vec3d(double)>& curve,
+                                    int count = kCenterlinePoints) {
   std::vector<cv::Vec3d> points;
-  points.reserve(kCenterlinePoints);
-  for (int i = 0; i < kCenterlinePoints; ++i) {
-    const cv::Vec3d point = curve(static_cast<double>(i) / (kCenterlinePoints - 1));
+  points.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    const cv::Vec3d point = curve(static_cast<double>(i) / (count - 1));
     points.emplace_back(round_to(point[0], 5), round_to(point[1], 5), round_to(point[2], 5));
   }
   return points;
 }
 
-std::vector<cv::Vec3d> straight_lane(const RoadToEgo& road, double y, double x_from, double x_to) {
-  return sample_curve([&](double s) { return road(x_from + s * (x_to - x_from), y); });
+std::vector<cv::Vec3d> straight_lane(const RoadToEgo& road, double y, double x_from, double x_to,
+                                     int count = kCenterlinePoints) {
+  return sample_curve([&](double s) { return road(x_from + s * (x_to - x_from), y); }, count);
 }
 
 // A quarter circle leaving (x, y) along the road and turning left (side +1) or
 // right (-1).
-std::vector<cv::Vec3d> turn_lane(const RoadToEgo& road, double x, double y, int side,
-                                 double radius) {
-  return sample_curve([&](double s) {
-    const double angle = s * kPi / 2;
-    return road(x + radius * std::sin(angle), y + side * radius * (1 - std::cos(angle)));
-  });
+std::vector<cv::Vec3d> turn_lane(const RoadToEgo& road, double x, double y, int side, double radius,
+                                 int count = kCenterlinePoints) {
+  return sample_curve(
+      [&](double s) {
+        const double angle = s * kPi / 2;
+        return road(x + radius * std::sin(angle), y + side * radius * (1 - std::cos(angle)));
+      },
+      count);
+}
+
+// One lane of a straight stretch as a lane segment: its centerline at `y`, its boundaries half a
+// lane either side.
+SyntheticLaneSegment straight_segment(const RoadToEgo& road, int64_t id, double y, double width,
+                                      double x_from, double x_to) {
+  SyntheticLaneSegment segment;
+  segment.id = id;
+  segment.centerline = straight_lane(road, y, x_from, x_to, kLaneSegmentLinePoints);
+  segment.left_laneline = straight_lane(road, y + width / 2, x_from, x_to, kLaneSegmentLinePoints);
+  segment.right_laneline = straight_lane(road, y - width / 2, x_from, x_to, kLaneSegmentLinePoints);
+  return segment;
+}
+
+// The turn lane as a lane segment: the boundaries are the arcs of the same centre, half a lane
+// nearer to it and farther from it.
+SyntheticLaneSegment turn_segment(const RoadToEgo& road, int64_t id, double x, double y, int side,
+                                  double radius, double width) {
+  SyntheticLaneSegment segment;
+  segment.id = id;
+  segment.centerline = turn_lane(road, x, y, side, radius, kLaneSegmentLinePoints);
+  segment.left_laneline =
+      turn_lane(road, x, y + width / 2, side, radius - side * width / 2, kLaneSegmentLinePoints);
+  segment.right_laneline =
+      turn_lane(road, x, y - width / 2, side, radius + side * width / 2, kLaneSegmentLinePoints);
+  return segment;
 }
 
 // The pixel box of an upright rectangle facing the ego (centre in ego
@@ -154,6 +185,29 @@ SyntheticScene make_scene(const SegmentLayout& layout, int frame_in_segment,
         {next_lane_id++,
          turn_lane(road, stop_x, lane_y(turning_lane), left ? 1 : -1, left ? 12.0 : 8.0), true});
   }
+  // The same lanes as lane segments: painted boundaries along the approach (dashed between lanes,
+  // solid at the road's edges), none across the junction.
+  for (int lane = 0; lane < n; ++lane) {
+    SyntheticLaneSegment segment = straight_segment(road, scene.lanes[lane].id, lane_y(lane),
+                                                    layout.lane_width, kLaneStartBehind, stop_x);
+    segment.right_laneline_type = lane == 0 ? kSolidLine : kDashedLine;
+    segment.left_laneline_type = lane == n - 1 ? kSolidLine : kDashedLine;
+    scene.lane_segments.push_back(std::move(segment));
+  }
+  for (int lane = 0; lane < n; ++lane) {
+    scene.lane_segments.push_back(straight_segment(road, scene.lanes[n + lane].id, lane_y(lane),
+                                                   layout.lane_width, stop_x, successor_end));
+  }
+  if (turning_lane >= 0) {
+    const bool left = layout.sign_attribute == kTurnLeft;
+    scene.lane_segments.push_back(turn_segment(road, scene.lanes.back().id, stop_x,
+                                               lane_y(turning_lane), left ? 1 : -1,
+                                               left ? 12.0 : 8.0, layout.lane_width));
+  }
+  for (size_t i = static_cast<size_t>(n); i < scene.lane_segments.size(); ++i) {
+    scene.lane_segments[i].is_intersection_or_connector = true;
+  }
+
   const size_t num_lanes = scene.lanes.size();
   scene.topology_lclc.assign(num_lanes, std::vector<int>(num_lanes, 0));
   for (int lane = 0; lane < n; ++lane) {
@@ -207,6 +261,34 @@ SyntheticScene make_scene(const SegmentLayout& layout, int frame_in_segment,
   const double road_width = n * layout.lane_width;
   scene.markings.push_back(
       sample_curve([&](double s) { return road(stop_x, right_edge + s * road_width); }));
+
+  // A pedestrian crossing just past the stop line, across the road: its outline from the near
+  // right corner leftwards, then back along the far edge; the road's edges along the approach.
+  const double near_x = stop_x + kCrossingFromStopLine;
+  const double far_x = near_x + kCrossingDepth;
+  const double left_edge = right_edge + road_width;
+  const auto corner = [&](double x, double y) {
+    const cv::Vec3d point = road(x, y);
+    return cv::Vec3d(round_to(point[0], 5), round_to(point[1], 5), round_to(point[2], 5));
+  };
+  int64_t next_area_id = 3000;
+  scene.areas.push_back(
+      {next_area_id++,
+       kPedestrianCrossing,
+       {corner(near_x, right_edge), corner(near_x, left_edge), corner(far_x, left_edge),
+        corner(far_x, right_edge), corner(near_x, right_edge)}});
+  for (const double y : {right_edge, left_edge}) {
+    scene.areas.push_back(
+        {next_area_id++, kRoadBoundary,
+         straight_lane(road, y, kLaneStartBehind, stop_x, kLaneSegmentLinePoints)});
+  }
+  const auto across = [&](double x) {
+    return sample_curve([&](double s) { return road(x, right_edge + s * road_width); },
+                        kLaneSegmentLinePoints);
+  };
+  scene.area_markings = {across(near_x), across(far_x),
+                         straight_lane(road, right_edge, near_x, far_x, kLaneSegmentLinePoints),
+                         straight_lane(road, left_edge, near_x, far_x, kLaneSegmentLinePoints)};
 
   const double heading = layout.heading + road.yaw;
   scene.pose_rotation = rotation_z(heading);

@@ -117,12 +117,18 @@ class Writer {
           kFirstTimestamp + segment * kSegmentSpacing + frame * kFrameSpacing};
       const auto frame_key = static_cast<uint64_t>(frame);
       SceneRng frame_rng({options_.seed, kFrameStream, segment_key, frame_key});
-      const SyntheticScene scene =
+      SyntheticScene scene =
           make_scene(layout, static_cast<int>(frame), cameras.front(), frame_rng);
+      const bool lane_segments = options_.format == FrameFormat::kLaneSegment;
+      if (lane_segments) {
+        scene.markings.insert(scene.markings.end(), scene.area_markings.begin(),
+                              scene.area_markings.end());
+      }
       write_frame(id, cameras, scene, plan.annotated,
                   SceneRng({options_.seed, kNoiseStream, segment_key, frame_key}).bits());
       files.push_back(std::to_string(id.timestamp) + ".json");
       summary_.lanes += static_cast<int64_t>(scene.lanes.size());
+      summary_.areas += lane_segments ? static_cast<int64_t>(scene.areas.size()) : 0;
       summary_.traffic_elements += static_cast<int64_t>(scene.traffic_elements.size());
     }
     return files;
@@ -132,8 +138,9 @@ class Writer {
                    const SyntheticScene& scene, bool annotated, uint64_t noise_seed) {
     const fs::path info_dir = options_.out / id.split / id.segment_id / "info";
     make_directories(info_dir);
-    write_text(info_dir / (std::to_string(id.timestamp) + ".json"),
-               synthetic_frame_json(id, cameras, scene, annotated));
+    const bool lane_segments = options_.format == FrameFormat::kLaneSegment;
+    write_text(info_dir / (std::to_string(id.timestamp) + (lane_segments ? "-ls" : "") + ".json"),
+               synthetic_frame_json(id, cameras, scene, annotated, options_.format));
     if (!options_.write_images) {
       return;
     }

@@ -72,3 +72,46 @@ TEST(DatasetLocation, TopoNetsAnnFileNamesTheCollectionBesideIt) {
 
 }  // namespace
 }  // namespace olv2
+
+namespace olv2 {
+namespace {
+
+// The suffix of a collection's or pickle's name says which frames it holds and how its
+// preprocessing resampled them; the collection JSON is the same.
+TEST(DatasetLocation, LaneSegmentCollectionsAreToldByTheirSuffix) {
+  const ConfigNode root = parse_yaml(
+      "data_root: d\nmeta_root: m\ndata:\n"
+      "  train: {ann_file: d/data_dict_subset_A_train_lanesegnet.pkl}\n"
+      "  val: {ann_file: d/data_dict_subset_A_val_ls.pkl}\n"
+      "  test: {collection: data_dict_subset_A_test_ls}\n",
+      "c.yaml");
+  const DatasetLocation train = resolve_dataset_location(root, "train");
+  EXPECT_EQ(train.collection_file, "d/data_dict_subset_A.json");
+  EXPECT_EQ(train.split, "train");
+  EXPECT_EQ(train.kind, CollectionKind::kLaneSegNet);
+  const DatasetLocation val = resolve_dataset_location(root, "val");
+  EXPECT_EQ(val.split, "val");
+  EXPECT_EQ(val.kind, CollectionKind::kLaneSegment);
+  const DatasetLocation test = resolve_dataset_location(root, "test");
+  EXPECT_EQ(test.collection_file, "m/data_dict_subset_A.json");
+  EXPECT_EQ(test.split, "test");
+  EXPECT_EQ(test.kind, CollectionKind::kLaneSegment);
+  EXPECT_EQ(dataset_location_from_collection("d", "m", "data_dict_subset_A_val").kind,
+            CollectionKind::kCenterline);
+  EXPECT_EQ(frame_info_path("d", {"val", "00001", "315"}, CollectionKind::kLaneSegNet),
+            "d/val/00001/info/315-ls.json");
+  EXPECT_EQ(frame_info_path("d", {"val", "00001", "315"}), "d/val/00001/info/315.json");
+
+  const ConfigNode bad =
+      parse_yaml("data:\n  train: {data_root: d, ann_file: d/train_ls.pkl}\n", "c.yaml");
+  try {
+    resolve_dataset_location(bad, "train");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("data_dict_subset_A_train_ls.pkl"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace olv2

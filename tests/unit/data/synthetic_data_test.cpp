@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include <sstream>
 
 #include "olv2/data/frame_reader.h"
@@ -296,4 +297,98 @@ TEST(SyntheticData, AppWritesAnnotationsOnlyWithNoImages) {
   ASSERT_EQ(train.size(), 2u);
   EXPECT_TRUE(fs::exists(olv2::frame_info_path(root, train[0])));
   EXPECT_FALSE(fs::exists(root / "train" / train[0].segment_id / "image"));
+}
+
+// v2.x frames: lane segments whose boundaries lie half a lane either side of their centerline,
+// a pedestrian crossing and two road boundaries, both topologies, read as the devkit's `_ls`
+// collection resamples them. The scenes are the v1.x ones of the same seed, and the front images
+// differ from those only around the crossing's annotated outline: that is where it is painted.
+TEST(SyntheticData, LaneSegmentFramesPassTheReaderAndShowTheirCrossing) {
+  const fs::path root = olv2::test::scratch_dir("synthetic_lane_segments");
+  const fs::path centerline_root = olv2::test::scratch_dir("synthetic_lane_segments_v1");
+  SyntheticDataOptions options = small_options(root);
+  options.format = olv2::FrameFormat::kLaneSegment;
+  options.test_frames = 1;
+  const auto summary = olv2::synthetic::make_synthetic_data(options);
+  options.out = centerline_root;
+  options.format = olv2::FrameFormat::kLaneCenterline;
+  const auto centerline_summary = olv2::synthetic::make_synthetic_data(options);
+  olv2::FrameReadOptions read;
+  read.kind = olv2::CollectionKind::kLaneSegment;
+  int64_t changed_around = 0, changed_elsewhere = 0, frames = 0;
+  for (const char* split : {"train", "val"}) {
+    const olv2::FrameIndex index(root, summary.collection_file, split, read);
+    const olv2::FrameIndex centerline_index(centerline_root, centerline_summary.collection_file,
+                                            split);
+    for (size_t i = 0; i < index.size(); ++i) {
+      const olv2::Frame frame = index.load(i);
+      ASSERT_EQ(frame.format, olv2::FrameFormat::kLaneSegment);
+      const olv2::Frame centerline_frame = centerline_index.load(i);
+      ASSERT_EQ(frame.lane_segments.size(), centerline_frame.lanes.size());
+      ASSERT_GE(frame.lane_segments.size(), 4u);
+      for (size_t l = 0; l < frame.lane_segments.size(); ++l) {
+        const olv2::LaneSegment& segment = frame.lane_segments[l];
+        EXPECT_EQ(segment.id, centerline_frame.lanes[l].id);
+        ASSERT_EQ(segment.centerline.size(), 30u);
+        for (int k = 0; k < 10; ++k) {
+          const float* left = &segment.left_laneline[3 * k];
+          const float* right = &segment.right_laneline[3 * k];
+          const float* centre = &segment.centerline[3 * k];
+          const double width = std::hypot(left[0] - right[0], left[1] - right[1]);
+          EXPECT_GT(width, 3.15);
+          EXPECT_LT(width, 3.85);
+          EXPECT_NEAR((left[0] + right[0]) / 2, centre[0], 0.05);
+          EXPECT_NEAR((left[1] + right[1]) / 2, centre[1], 0.05);
+        }
+      }
+      ASSERT_EQ(frame.areas.size(), 3u);
+      EXPECT_EQ(frame.areas[0].category, olv2::kPedestrianCrossing);
+      EXPECT_EQ(frame.areas[0].num_points(), 20);
+      EXPECT_EQ(frame.areas[1].category, olv2::kRoadBoundary);
+      EXPECT_EQ(frame.topology_lsls, centerline_frame.topology_lclc);
+      EXPECT_EQ(frame.topology_lste, centerline_frame.topology_lcte);
+
+      // The crossing's outline in the front image, widened by a JPEG block.
+      const olv2::PipelineData data = olv2::make_pipeline_data(frame, root.string());
+      cv::Matx44d projection;
+      for (int k = 0; k < 16; ++k) projection.val[k] = data.lidar2img[0][static_cast<size_t>(k)];
+      std::vector<cv::Point> outline;
+      const olv2::Area& crossing = frame.areas[0];
+      for (int p = 0; p < crossing.num_points(); ++p) {
+        const auto hit = olv2::synthetic::project(
+            projection, cv::Vec3d(crossing.points[3 * p], crossing.points[3 * p + 1],
+                                  crossing.points[3 * p + 2]));
+        ASSERT_TRUE(hit.has_value());
+        outline.emplace_back(static_cast<int>(std::lround(hit->pixel.x)),
+                             static_cast<int>(std::lround(hit->pixel.y)));
+      }
+      cv::Rect around = cv::boundingRect(outline);
+      around -= cv::Point(8, 8);
+      around += cv::Size(16, 16);
+
+      const cv::Mat image = cv::imread((root / frame.cameras[0].image_path).string());
+      const cv::Mat without =
+          cv::imread((centerline_root / centerline_frame.cameras[0].image_path).string());
+      cv::Mat difference;
+      cv::absdiff(image, without, difference);
+      for (int y = 0; y < difference.rows; ++y) {
+        for (int x = 0; x < difference.cols; ++x) {
+          const cv::Vec3b& d = difference.at<cv::Vec3b>(y, x);
+          if (std::max({d[0], d[1], d[2]}) <= 40) continue;
+          ++(around.contains({x, y}) ? changed_around : changed_elsewhere);
+        }
+      }
+      ++frames;
+    }
+  }
+  EXPECT_GE(changed_around, 20 * frames);
+  EXPECT_EQ(changed_elsewhere, 0);
+
+  olv2::FrameReadOptions lanesegnet = read;
+  lanesegnet.kind = olv2::CollectionKind::kLaneSegNet;
+  const olv2::Frame raw =
+      olv2::FrameIndex(root, summary.collection_file, "val", lanesegnet).load(0);
+  EXPECT_EQ(raw.areas[0].num_points(), 5);
+  const olv2::Frame test = olv2::FrameIndex(root, summary.collection_file, "test", read).load(0);
+  EXPECT_FALSE(test.has_annotation);
 }

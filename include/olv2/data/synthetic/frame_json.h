@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "olv2/data/frame.h"
 #include "olv2/data/synthetic/camera_rig.h"
 #include "olv2/data/synthetic/scene.h"
 
@@ -20,10 +21,12 @@ struct SyntheticFrameId {
 // record.
 std::string synthetic_image_path(const SyntheticFrameId& id, const std::string& camera_name);
 
-// The frame's info JSON in the OpenLane-V2 subset A layout and key order (spec
-// §1.2); without `annotation` when not `annotated`, as the test split's frames.
+// The frame's info JSON in the OpenLane-V2 layout and key order (spec §1.2) of `format`: the v1.x
+// annotation (lane centerlines) or the v2.x one (lane segments, areas; the `-ls.json` files);
+// without `annotation` when not `annotated`, as the test split's frames.
 std::string synthetic_frame_json(const SyntheticFrameId& id,
                                  const std::vector<SyntheticCamera>& cameras,
-                                 const SyntheticScene& scene, bool annotated = true);
+                                 const SyntheticScene& scene, bool annotated = true,
+                                 FrameFormat format = FrameFormat::kLaneCenterline);
 
 }  // namespace olv2::synthetic

@@ -1,10 +1,11 @@
 #pragma once
-// The synthetic road scenes: a segment's road layout and each frame's lanes, traffic elements and
-// topology.
+// The synthetic road scenes: a segment's road layout and each frame's lanes (as centerlines and as
+// lane segments with their boundaries), areas, traffic elements and topology.
 #include <cstdint>
 #include <opencv2/core/matx.hpp>
 #include <vector>
 
+#include "olv2/data/frame.h"
 #include "olv2/data/synthetic/camera_rig.h"
 #include "olv2/data/synthetic/scene_rng.h"
 
@@ -12,6 +13,8 @@ namespace olv2::synthetic {
 
 // Real centerlines hold 201 points each.
 constexpr int kCenterlinePoints = 201;
+// The lines of lane segments and areas, which the collections resample.
+constexpr int kLaneSegmentLinePoints = 21;
 
 // Traffic-element attributes the scenes use (spec §1.2 numbering).
 enum TrafficAttribute : int {
@@ -57,8 +60,36 @@ struct SyntheticTrafficElement {
 
 // Everything one frame shows: the annotation plus what is only rendered (lane
 // markings).
+// A lane segment boundary's line type (kLaneLineTypeNames numbering).
+enum LaneLineType : int { kNoLine = 0, kSolidLine = 1, kDashedLine = 2 };
+
+// A lane as a lane segment (v2.x): `lanes[i]` with its boundaries, of kLaneSegmentLinePoints.
+struct SyntheticLaneSegment {
+  int64_t id = 0;
+  std::vector<cv::Vec3d> centerline;
+  std::vector<cv::Vec3d> left_laneline;
+  std::vector<cv::Vec3d> right_laneline;
+  int left_laneline_type = kNoLine;
+  int right_laneline_type = kNoLine;
+  bool is_intersection_or_connector = false;
+};
+
+// A pedestrian crossing (its outline, 5 points closing on the first) or a road boundary (a
+// line); categories as frame.h numbers them.
+struct SyntheticArea {
+  int64_t id = 0;
+  int64_t category = kPedestrianCrossing;
+  std::vector<cv::Vec3d> points;
+};
+
 struct SyntheticScene {
   std::vector<SyntheticLane> lanes;
+  // The same lanes as lane segments (topology_lclc and topology_lcte are theirs too), and the
+  // areas, of the lane-segment frames.
+  std::vector<SyntheticLaneSegment> lane_segments;
+  std::vector<SyntheticArea> areas;
+  // What the images of lane-segment frames show besides `markings`: the crossing's outline.
+  std::vector<std::vector<cv::Vec3d>> area_markings;
   std::vector<SyntheticTrafficElement> traffic_elements;
   std::vector<std::vector<int>> topology_lclc;   // [lanes][lanes]: lane i continues into lane j
   std::vector<std::vector<int>> topology_lcte;   // [lanes][elements]: element j governs lane i

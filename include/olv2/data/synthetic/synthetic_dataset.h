@@ -17,6 +17,10 @@ struct SyntheticDataOptions {
   bool write_images = true;    // false: annotations only
   int64_t frames_per_segment = 2;
   Subset subset = Subset::kA;  // whose cameras the frames have
+  // v1.x frames (`info/<timestamp>.json`: lane centerlines) or v2.x ones (`<timestamp>-ls.json`:
+  // lane segments, a pedestrian crossing and the road boundaries, whose images show the
+  // crossing too); the collection lists either as "<timestamp>.json".
+  FrameFormat format = FrameFormat::kLaneCenterline;
 };
 
 struct SyntheticDataSummary {
@@ -25,15 +29,16 @@ struct SyntheticDataSummary {
   int64_t val_frames = 0;
   int64_t test_frames = 0;
   int64_t segments = 0;
-  int64_t lanes = 0;
+  int64_t lanes = 0;  // centerlines or lane segments
+  int64_t areas = 0;
   int64_t traffic_elements = 0;
   int64_t images = 0;
 };
 
-// Writes a small OpenLane-V2 dataset in the on-disk format of options.subset under options.out:
-// the collection `data_dict_synthetic.json` (splits train, val, and test when asked for) and
-// per frame its info JSON and the subset's camera JPEGs (7 or 6). Everything derives from
-// options.seed. Bad options are input errors; files that cannot be written are runtime errors
+// Writes a small OpenLane-V2 dataset in the on-disk format of options.subset and options.format
+// under options.out: the collection `data_dict_synthetic.json` (splits train, val, and test when
+// asked for) and per frame its info JSON and the subset's camera JPEGs (7 or 6). Everything derives
+// from options.seed. Bad options are input errors; files that cannot be written are runtime errors
 // naming the path.
 SyntheticDataSummary make_synthetic_data(const SyntheticDataOptions& options);
 
