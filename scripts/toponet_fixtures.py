@@ -55,7 +55,13 @@ CONFIG = 'TopoNet/projects/configs/toponet_r50_8x1_24e_olv2_subset_{}.py'
 TWO_FRAMES = os.path.join(ROOT, 'tests', 'data', 'gradients', 'two_frames.pt')
 CASES = {'one_frame': [0], 'batch_two': [0, 1]}
 # Taken from the baseline_large fixture; the weight formula gives every other entry.
-SHARED_PREFIXES = ('img_backbone.', 'img_neck.', 'bev_constructor.')
+LARGE_PARTS = ('img_backbone', 'img_neck', 'bev_constructor')
+SHARED_PREFIXES = tuple(f'{part}.' for part in LARGE_PARTS)
+# The reduced model's sizes (README: "Reduced model"): _dim_, _ffn_dim_, _pos_dim_, the BEV
+# (h, w) and the queries of each head.
+REDUCED_DIM, REDUCED_FFN_DIM, REDUCED_POS_DIM = 64, 128, 32
+REDUCED_BEV = (25, 50)
+REDUCED_QUERIES = 20
 WEIGHTS_RULE = 'formula v1'
 # Entries the formula leaves as built: a non-trainable constant (integer buffers are kept too).
 FORMULA_KEEPS = ('pts_bbox_head.code_weights',)
@@ -141,10 +147,11 @@ def load_config(subset):
     return cfg
 
 
-def reduce_model_cfg(model):
-    """Subset A at the sizes of the baseline_large fixture (README: "Reduced model")."""
-    dim, ffn_dim, pos_dim, bev_h, bev_w, num_query = 64, 128, 32, 25, 50, 20
-    ffn = dict(embed_dims=dim, feedforward_channels=ffn_dim)
+def reduce_large_parts(model):
+    """img_backbone, img_neck and bev_constructor at the baseline_large fixture's sizes (README:
+    "Reduced model"); the LaneSegNet fixtures reduce theirs the same way."""
+    dim, pos_dim, (bev_h, bev_w) = REDUCED_DIM, REDUCED_POS_DIM, REDUCED_BEV
+    ffn = dict(embed_dims=dim, feedforward_channels=REDUCED_FFN_DIM)
     model.img_backbone.update(depth=18, base_channels=32)
     model.img_neck.update(in_channels=[64, 128, 256], out_channels=dim)
 
@@ -158,6 +165,14 @@ def reduce_model_cfg(model):
     spatial.deformable_attention.embed_dims = dim
     bev_layer.ffn_cfgs[0].update(ffn)
     bev.positional_encoding.update(num_feats=pos_dim, row_num_embed=bev_h, col_num_embed=bev_w)
+
+
+def reduce_model_cfg(model):
+    """Subset A at the sizes of the baseline_large fixture (README: "Reduced model")."""
+    dim, ffn_dim, pos_dim = REDUCED_DIM, REDUCED_FFN_DIM, REDUCED_POS_DIM
+    (bev_h, bev_w), num_query = REDUCED_BEV, REDUCED_QUERIES
+    ffn = dict(embed_dims=dim, feedforward_channels=ffn_dim)
+    reduce_large_parts(model)
 
     te = model.bbox_head
     te.update(num_query=num_query, in_channels=dim)
@@ -190,22 +205,27 @@ def plain(value):
     return json.loads(json.dumps(value.to_dict() if hasattr(value, 'to_dict') else value))
 
 
+def check_large_parts(model_cfg):
+    """Exits unless the reduced config's img_backbone, img_neck and bev_constructor are the
+    baseline_large fixture's, whose weights they take."""
+    large = json.load(open(os.path.join(FIXTURES, 'baseline_large_losses.json')))['model_cfg']
+    ours = plain({part: model_cfg[part] for part in LARGE_PARTS})
+    # TopoNet's and LaneSegNet's configs write their FFN config with a trailing comma: a
+    # one-element tuple, which mmcv builds as the dict itself.
+    bev_layer = ours['bev_constructor']['encoder']['transformerlayers']
+    bev_layer['ffn_cfgs'], = bev_layer['ffn_cfgs']
+    for part in LARGE_PARTS:
+        if ours[part] != large[part]:
+            sys.exit(f'model_cfg.{part} differs from the baseline_large fixture\'s:\n'
+                     f'{ours[part]}\n{large[part]}')
+
+
 def fixture_model_cfg():
     """The reduced model's config; its backbone, neck and BEV constructor must be
     baseline_large's, whose weights they take."""
     cfg = load_config('A')
     reduce_model_cfg(cfg.model)
-    large = json.load(open(os.path.join(FIXTURES, 'baseline_large_losses.json')))['model_cfg']
-    large_parts = ('img_backbone', 'img_neck', 'bev_constructor')
-    ours = plain({part: cfg.model[part] for part in large_parts})
-    # TopoNet's config writes its FFN config with a trailing comma: a one-element tuple, which
-    # mmcv builds as the dict itself.
-    bev_layer = ours['bev_constructor']['encoder']['transformerlayers']
-    bev_layer['ffn_cfgs'], = bev_layer['ffn_cfgs']
-    for part in large_parts:
-        if ours[part] != large[part]:
-            sys.exit(f'model_cfg.{part} differs from the baseline_large fixture\'s:\n'
-                     f'{ours[part]}\n{large[part]}')
+    check_large_parts(cfg.model)
     return cfg
 
 
@@ -250,19 +270,19 @@ def formula_tensor(name, shape, layer_norm_weight):
     return values.to(torch.float32).reshape(shape)
 
 
-def formula_weights(model):
+def formula_weights(model, layer_norm_weight=LAYER_NORM_WEIGHT, keeps=FORMULA_KEEPS):
     """{name: formula tensor} for every state-dict entry of model but the shared ones, the kept
-    constants and integer buffers, in state-dict order. Checks LAYER_NORM_WEIGHT against the
-    model's nn.LayerNorm modules."""
+    constants and integer buffers, in state-dict order. Checks layer_norm_weight (the pattern of
+    the LayerNorm weights' names) against the model's nn.LayerNorm modules."""
     import torch
     entries = {name: t for name, t in model.state_dict().items()
-               if not name.startswith(SHARED_PREFIXES) and name not in FORMULA_KEEPS
+               if not name.startswith(SHARED_PREFIXES) and name not in keeps
                and t.is_floating_point()}
     layer_norm = {f'{name}.weight' for name, m in model.named_modules()
                   if isinstance(m, torch.nn.LayerNorm)} & entries.keys()
-    by_name = {name for name in entries if LAYER_NORM_WEIGHT.fullmatch(name)}
+    by_name = {name for name in entries if layer_norm_weight.fullmatch(name)}
     if by_name != layer_norm:
-        sys.exit(f'LAYER_NORM_WEIGHT matches {sorted(by_name - layer_norm)} beyond the '
+        sys.exit(f'the LayerNorm-weight pattern matches {sorted(by_name - layer_norm)} beyond the '
                  f'LayerNorm weights and misses {sorted(layer_norm - by_name)}')
     return {name: formula_tensor(name, list(t.shape), name in layer_norm)
             for name, t in entries.items()}
@@ -274,11 +294,10 @@ def formula_checksum(weights):
     return sum(t.to(torch.float64).sum().item() for t in weights.values())
 
 
-def build_fixture_model():
-    """The reduced model with the fixture weights: baseline_large's shared entries, the formula
-    for the others. Returns the config, the model and the formula weights."""
+def load_fixture_weights(model, weights):
+    """Loads the baseline_large fixture's entries of the shared parts and then weights (the
+    formula's, or any others) into model; every other entry keeps its value."""
     import torch
-    cfg, model = build_reduced()
     own = model.state_dict()
     shared = torch.load(os.path.join(FIXTURES, 'baseline_large_state_dict.pt'))
     taken = [k for k in own if k.startswith(SHARED_PREFIXES)]
@@ -287,15 +306,22 @@ def build_fixture_model():
              if k not in shared or shared[k].shape != own[k].shape]
     if wrong:
         sys.exit('the baseline_large fixture does not fit:\n' + '\n'.join(wrong))
-    formula = formula_weights(model)
-    weights = dict(own)
-    weights.update({k: shared[k] for k in taken})
-    weights.update(formula)
-    model.load_state_dict(weights, strict=True)
+    full = dict(own)
+    full.update({k: shared[k] for k in taken})
+    full.update(weights)
+    model.load_state_dict(full, strict=True)
     loaded = model.state_dict()
-    differ = [k for k, v in formula.items() if not torch.equal(loaded[k], v)]
+    differ = [k for k, v in weights.items() if not torch.equal(loaded[k], v)]
     if differ:
-        sys.exit(f'the model does not hold the formula weights: {differ}')
+        sys.exit(f'the model does not hold the given weights: {differ}')
+
+
+def build_fixture_model():
+    """The reduced model with the fixture weights: baseline_large's shared entries, the formula
+    for the others. Returns the config, the model and the formula weights."""
+    cfg, model = build_reduced()
+    formula = formula_weights(model)
+    load_fixture_weights(model, formula)
     return cfg, model, formula
 
 
@@ -442,6 +468,10 @@ def record_matchings(head, prefix, out):
 
 
 def versions():
+    return {**library_versions(), 'toponet': f'projects/ at commit {TOPONET_COMMIT}'}
+
+
+def library_versions():
     import mmcv
     import mmdet
     import mmdet3d
@@ -450,8 +480,7 @@ def versions():
     import torch
     return {'python': platform.python_version(), 'torch': torch.__version__,
             'numpy': numpy.__version__, 'scipy': scipy.__version__, 'mmcv': mmcv.__version__,
-            'mmdet': mmdet.__version__, 'mmdet3d': mmdet3d.__version__,
-            'toponet': f'projects/ at commit {TOPONET_COMMIT}'}
+            'mmdet': mmdet.__version__, 'mmdet3d': mmdet3d.__version__}
 
 
 def run_train(directory, case):

@@ -4,18 +4,23 @@
 
 #include "olv2/assign/hungarian_assigner.h"
 #include "olv2/assign/lane_hungarian_assigner.h"
+#include "olv2/assign/lane_segment_hungarian_assigner.h"
 #include "olv2/assign/linear_sum_assignment.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
 
-namespace {
-
-const char* name_of(AssignedObjects objects) {
-  return objects == AssignedObjects::kLanes ? "lanes" : "boxes";
+const char* describe(AssignedObjects objects) {
+  switch (objects) {
+    case AssignedObjects::kBoxes:
+      return "boxes";
+    case AssignedObjects::kLanes:
+      return "lanes";
+    case AssignedObjects::kLaneSegments:
+      return "lane segments";
+  }
+  return "objects";
 }
-
-}  // namespace
 
 AssignResult Assigner::assign(const AssignInputs& inputs) const {
   const int64_t num_queries = inputs.predictions.size(0);
@@ -33,6 +38,8 @@ const Registry<AssignerOptions>& assigner_registry() {
           {"HungarianAssigner", AssignerRegistry::entry<HungarianAssignerOptions>()},
           {"LaneHungarianAssigner", AssignerRegistry::entry<LaneHungarianAssignerOptions>()},
           {"LaneHungarianAssigner3D", AssignerRegistry::entry<LaneHungarianAssigner3DOptions>()},
+          {"LaneSegmentHungarianAssigner3D",
+           AssignerRegistry::entry<LaneSegmentHungarianAssigner3DOptions>()},
       });
   return registry;
 }
@@ -55,8 +62,9 @@ std::shared_ptr<const AssignerOptions> read_train_cfg_assigner(
   const ConfigNode& section = train_cfg->at("assigner");
   std::shared_ptr<const AssignerOptions> assigner = assigner_registry().read(section);
   if (assigner->objects() != objects) {
-    throw input_error(section.where() + ": this head matches " + name_of(objects) + ", `" +
-                      section.at("type").as_string() + "` matches " + name_of(assigner->objects()));
+    throw input_error(section.where() + ": this head matches " + describe(objects) + ", `" +
+                      section.at("type").as_string() + "` matches " +
+                      describe(assigner->objects()));
   }
   return assigner;
 }

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "olv2/config/section_readers.h"
+#include "olv2/util/error.h"
 
 namespace olv2 {
 namespace {
@@ -50,6 +51,58 @@ LaneL1Cost LaneL1Cost::from_config(const ConfigNode& section) {
 
 at::Tensor LaneL1Cost::cost(const at::Tensor& pred, const at::Tensor& gt) const {
   return torch::cdist(pred, gt, 1) * weight;
+}
+
+Schema CrossEntropyLossCost::schema() {
+  Schema cost = weighted_cost_schema("CrossEntropyLossCost");
+  cost.optional("use_sigmoid", Schema::boolean());
+  return cost;
+}
+
+CrossEntropyLossCost CrossEntropyLossCost::from_config(const ConfigNode& section) {
+  require_flag(section, "use_sigmoid", true, "only the sigmoid form exists in the original");
+  CrossEntropyLossCost o;
+  o.weight = section.get<double>("weight", o.weight);
+  return o;
+}
+
+at::Tensor CrossEntropyLossCost::cost(const at::Tensor& mask_logits,
+                                      const at::Tensor& gt_masks) const {
+  const at::Tensor logits = mask_logits.flatten(1).to(torch::kFloat);
+  const at::Tensor gt = gt_masks.flatten(1).to(torch::kFloat);
+  const at::Tensor pos = torch::binary_cross_entropy_with_logits(logits, torch::ones_like(logits),
+                                                                 {}, {}, at::Reduction::None);
+  const at::Tensor neg = torch::binary_cross_entropy_with_logits(logits, torch::zeros_like(logits),
+                                                                 {}, {}, at::Reduction::None);
+  const at::Tensor cost = pos.matmul(gt.t()) + neg.matmul((1 - gt).t());
+  return cost / static_cast<double>(logits.size(1)) * weight;
+}
+
+Schema DiceCost::schema() {
+  Schema cost = weighted_cost_schema("DiceCost");
+  cost.optional("pred_act", Schema::boolean())
+      .optional("eps", Schema::number())
+      .optional("naive_dice", Schema::boolean());
+  return cost;
+}
+
+DiceCost DiceCost::from_config(const ConfigNode& section) {
+  DiceCost o;
+  o.weight = section.get<double>("weight", o.weight);
+  o.pred_act = section.get<bool>("pred_act", o.pred_act);
+  o.eps = section.get<double>("eps", o.eps);
+  o.naive_dice = section.get<bool>("naive_dice", o.naive_dice);
+  return o;
+}
+
+at::Tensor DiceCost::cost(const at::Tensor& mask_preds, const at::Tensor& gt_masks) const {
+  const at::Tensor preds = (pred_act ? mask_preds.sigmoid() : mask_preds).flatten(1);
+  const at::Tensor gt = gt_masks.flatten(1).to(preds.scalar_type());
+  const at::Tensor numerator = 2 * preds.matmul(gt.t());
+  const at::Tensor denominator =
+      naive_dice ? preds.sum(-1).unsqueeze(1) + gt.sum(-1).unsqueeze(0)
+                 : preds.pow(2).sum(1).unsqueeze(1) + gt.pow(2).sum(1).unsqueeze(0);
+  return (1 - (numerator + eps) / (denominator + eps)) * weight;
 }
 
 Schema BBoxL1Cost::schema() {

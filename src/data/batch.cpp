@@ -94,6 +94,14 @@ Batch collate(std::vector<Sample> samples) {
       batch.gt_te_labels.push_back(s.gt_te_labels);
       batch.gt_topology_lclc.push_back(s.gt_topology_lclc);
       batch.gt_topology_lcte.push_back(s.gt_topology_lcte);
+      if (s.gt_instance_masks.defined() != samples.front().gt_instance_masks.defined()) {
+        throw runtime_error("collate: samples with and without lane-segment ground truth");
+      }
+      if (s.gt_instance_masks.defined()) {
+        batch.gt_lane_left_type.push_back(s.gt_lane_left_type);
+        batch.gt_lane_right_type.push_back(s.gt_lane_right_type);
+        batch.gt_instance_masks.push_back(s.gt_instance_masks);
+      }
     }
   }
   batch.images = stack_images(samples);
@@ -115,6 +123,9 @@ Batch Batch::to(const c10::Device& device, bool non_blocking) const {
   out.gt_te_labels = moved(gt_te_labels, device, non_blocking);
   out.gt_topology_lclc = moved(gt_topology_lclc, device, non_blocking);
   out.gt_topology_lcte = moved(gt_topology_lcte, device, non_blocking);
+  out.gt_lane_left_type = moved(gt_lane_left_type, device, non_blocking);
+  out.gt_lane_right_type = moved(gt_lane_right_type, device, non_blocking);
+  out.gt_instance_masks = moved(gt_instance_masks, device, non_blocking);
   return out;
 }
 
@@ -131,6 +142,9 @@ Batch Batch::pin_memory() const {
   out.gt_te_labels = pinned(gt_te_labels);
   out.gt_topology_lclc = pinned(gt_topology_lclc);
   out.gt_topology_lcte = pinned(gt_topology_lcte);
+  out.gt_lane_left_type = pinned(gt_lane_left_type);
+  out.gt_lane_right_type = pinned(gt_lane_right_type);
+  out.gt_instance_masks = pinned(gt_instance_masks);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "olv2/losses/loss.h"
 
+#include "olv2/losses/cross_entropy_loss.h"
+#include "olv2/losses/dice_loss.h"
 #include "olv2/losses/focal_loss.h"
 #include "olv2/losses/giou_loss.h"
 #include "olv2/losses/l1_loss.h"
@@ -8,11 +10,14 @@ namespace olv2 {
 
 const Registry<Loss>& loss_registry() {
   using LossRegistry = Registry<Loss>;
-  static const LossRegistry registry("loss", {
-                                                 {"FocalLoss", LossRegistry::entry<FocalLoss>()},
-                                                 {"GIoULoss", LossRegistry::entry<GIoULoss>()},
-                                                 {"L1Loss", LossRegistry::entry<L1Loss>()},
-                                             });
+  static const LossRegistry registry(
+      "loss", {
+                  {"CrossEntropyLoss", LossRegistry::entry<CrossEntropyLoss>()},
+                  {"DiceLoss", LossRegistry::entry<DiceLoss>()},
+                  {"FocalLoss", LossRegistry::entry<FocalLoss>()},
+                  {"GIoULoss", LossRegistry::entry<GIoULoss>()},
+                  {"L1Loss", LossRegistry::entry<L1Loss>()},
+              });
   return registry;
 }
 

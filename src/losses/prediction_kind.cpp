@@ -10,6 +10,8 @@ const char* describe(PredictionKind kind) {
       return "boxes";
     case PredictionKind::kLanePoints:
       return "lane points";
+    case PredictionKind::kMaskLogits:
+      return "mask logits";
   }
   return "predictions";
 }

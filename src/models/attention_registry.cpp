@@ -20,27 +20,40 @@ const Registry<AttentionOptions>& attention_registry() {
               MultiScaleDeformableAttentionOptions::from_config(section));
         }};
   };
-  // TopoNet's copy of BEVFormer's temporal self-attention (and LaneSegNet's, the same code),
-  // which TopoNet's configs name `TemporalSelfAttention` as the plug-in's: read in the scope
-  // `toponet`.
-  const AttentionRegistry::Entry toponet_temporal_self_attention{
-      TemporalSelfAttentionOptions::schema("toponet.TemporalSelfAttention"),
+  // TopoNet's copy of BEVFormer's temporal self-attention, which LaneSegNet copied unchanged:
+  // their configs name it `TemporalSelfAttention` as the plug-in's, so it is read in the scopes
+  // `toponet` and `lanesegnet`.
+  const auto toponet_temporal_self_attention = [](const std::string& scoped_type) {
+    return AttentionRegistry::Entry{
+        TemporalSelfAttentionOptions::schema(scoped_type),
+        [](const ConfigNode& section,
+           const std::string& /*scope*/) -> std::shared_ptr<const AttentionOptions> {
+          return std::make_shared<const TemporalSelfAttentionOptions>(
+              TemporalSelfAttentionOptions::from_config(section,
+                                                        TemporalSelfAttentionCode::kTopoNet));
+        }};
+  };
+  const AttentionRegistry::Entry lane_attention{
+      MultiScaleDeformableAttentionOptions::schema("LaneAttention"),
       [](const ConfigNode& section,
          const std::string& /*scope*/) -> std::shared_ptr<const AttentionOptions> {
-        return std::make_shared<const TemporalSelfAttentionOptions>(
-            TemporalSelfAttentionOptions::from_config(section,
-                                                      TemporalSelfAttentionCode::kTopoNet));
+        return std::make_shared<const MultiScaleDeformableAttentionOptions>(
+            MultiScaleDeformableAttentionOptions::lane_attention_from_config(section));
       }};
   static const AttentionRegistry registry(
       "attention",
       {
           {"CustomMSDeformableAttention", deformable("CustomMSDeformableAttention")},
+          {"LaneAttention", lane_attention},
           {"MSDeformableAttention3D", AttentionRegistry::entry<MsDeformableAttention3dOptions>()},
           {"MultiScaleDeformableAttention", deformable("MultiScaleDeformableAttention")},
           {"MultiheadAttention", AttentionRegistry::entry<MultiheadAttentionOptions>()},
           {"SpatialCrossAttention", AttentionRegistry::entry<SpatialCrossAttentionOptions>()},
           {"TemporalSelfAttention", AttentionRegistry::entry<TemporalSelfAttentionOptions>()},
-          {"toponet.TemporalSelfAttention", toponet_temporal_self_attention},
+          {"lanesegnet.TemporalSelfAttention",
+           toponet_temporal_self_attention("lanesegnet.TemporalSelfAttention")},
+          {"toponet.TemporalSelfAttention",
+           toponet_temporal_self_attention("toponet.TemporalSelfAttention")},
       });
   return registry;
 }

@@ -4,6 +4,7 @@
 
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
+#include "olv2/models/detectors/lanesegnet.h"
 #include "olv2/models/detectors/toponet.h"
 #include "olv2/models/pretrained_checkpoint.h"
 
@@ -15,6 +16,7 @@ const Registry<DetectorOptions>& detector_registry() {
                                  {
                                      {"Baseline", Registry::entry<BaselineOptions>()},
                                      {"BaselineLarge", Registry::entry<BaselineLargeOptions>()},
+                                     {"LaneSegNet", Registry::entry<LaneSegNetOptions>()},
                                      {"TopoNet", Registry::entry<TopoNetOptions>()},
                                  });
   return registry;

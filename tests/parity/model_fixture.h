@@ -180,4 +180,33 @@ inline ModelFixture read_model_fixture(const std::filesystem::path& losses_json,
   return f;
 }
 
+// Every matching of `head` recorded as `assign.<head>.<layer>.<sample>.{pos_inds,
+// pos_assigned_gt_inds}` (one per decoder layer and frame) against ours, and as many of ours as
+// were recorded.
+inline void expect_recorded_assignments(const std::vector<std::vector<AssignResult>>& layers,
+                                        const TensorMap& recorded, const std::string& head) {
+  const std::string prefix = "assign." + head + ".";
+  const std::string suffix = ".pos_inds";
+  size_t recorded_matchings = 0;
+  for (const auto& [key, value] : recorded) {
+    if (key.rfind(prefix, 0) == 0 && key.size() > suffix.size() &&
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      ++recorded_matchings;
+    }
+  }
+  size_t ours = 0;
+  for (const auto& layer : layers) ours += layer.size();
+  EXPECT_EQ(ours, recorded_matchings) << head << ": matchings (decoder layers x frames)";
+  EXPECT_GT(layers.size(), 1u) << head;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    for (size_t b = 0; b < layers[l].size(); ++b) {
+      const std::string key = "assign." + head + "." + std::to_string(l) + "." + std::to_string(b);
+      EXPECT_TRUE(torch::equal(layers[l][b].pos_inds, at_key(recorded, key + ".pos_inds"))) << key;
+      EXPECT_TRUE(torch::equal(layers[l][b].pos_assigned_gt_inds,
+                               at_key(recorded, key + ".pos_assigned_gt_inds")))
+          << key;
+    }
+  }
+}
+
 }  // namespace olv2::test

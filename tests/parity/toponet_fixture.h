@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "formula_weights.h"
 #include "heads_fixture.h"
 #include "model_fixture.h"
 #include "olv2/config/config_loader.h"
@@ -27,26 +28,11 @@ inline std::filesystem::path toponet_data(const std::string& name) {
   return source_dir() / "tests/data/toponet" / name;
 }
 
-// The README's `formula v1`: a function of the entry's name and shape only.
-inline at::Tensor formula_tensor(const std::string& name, at::IntArrayRef shape) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const unsigned char byte : name) h = (h ^ byte) * 0x100000001b3ULL;
-  const int64_t b = static_cast<int64_t>(h % 2147483648ULL);
-  int64_t n = 1;
-  for (const int64_t d : shape) n *= d;
-  const at::Tensor k = torch::arange(n, torch::kLong);
-  const at::Tensor u = ((k * 1103515245 + b) % 2147483648).to(torch::kDouble) / 2147483648.0;
-  static const std::regex layer_norm_weight(
+// TopoNet's LayerNorm weights among the formula entries (tests/data/toponet/README.md).
+inline const std::regex& toponet_layer_norm_weights() {
+  static const std::regex pattern(
       R"((bbox_head|pts_bbox_head)\.transformer\.(encoder|decoder)\.layers\.[0-9]+\.norms\.[0-9]+\.weight|pts_bbox_head\.cls_branches\.[0-9]+\.[14]\.weight)");
-  at::Tensor values;
-  if (std::regex_match(name, layer_norm_weight)) {
-    values = (2.0 * u - 1.0) * 0.1 + 1.0;
-  } else {
-    const double scale =
-        shape.size() >= 2 ? 1.0 / std::sqrt(static_cast<double>(shape.back())) : 0.1;
-    values = (2.0 * u - 1.0) * scale;
-  }
-  return values.to(torch::kFloat).reshape(shape);
+  return pattern;
 }
 
 // The fixture model's options, as the YAML config builds them.
@@ -60,24 +46,7 @@ inline TopoNetOptions toponet_fixture_options() {
 inline std::shared_ptr<TopoNetImpl> toponet_fixture_model(const NamedTensors& shared,
                                                           const TopoNetOptions& model_options) {
   auto model = std::make_shared<TopoNetImpl>(model_options);
-  NamedTensors state;
-  for (const auto& [name, tensor] : module_state_dict(*model)) {
-    const std::string part = name.substr(0, name.find('.'));
-    if (part == "img_backbone" || part == "img_neck" || part == "bev_constructor") continue;
-    if (name == "pts_bbox_head.code_weights") continue;
-    state.emplace_back(name, formula_tensor(name, tensor.sizes()));
-  }
-  for (const auto& [name, tensor] : shared) {
-    const std::string part = name.substr(0, name.find('.'));
-    if (part == "img_backbone" || part == "img_neck" || part == "bev_constructor") {
-      state.emplace_back(name, tensor);
-    }
-  }
-  LoadStateDictOptions options;
-  options.strict = false;
-  const LoadStateDictReport report = load_state_dict(*model, state, options);
-  EXPECT_EQ(report.missing_keys, std::vector<std::string>{"pts_bbox_head.code_weights"});
-  EXPECT_TRUE(report.unexpected_keys.empty());
+  load_fixture_weights(*model, shared, toponet_layer_norm_weights());
   return model;
 }
 

@@ -23,34 +23,6 @@ const std::set<std::string> kTopoNetZeroInTheOriginal = {
     "pts_bbox_head.transformer.decoder.layers.0.ffns.0.lclc_gnn_layer.weight_backward",
     "pts_bbox_head.transformer.decoder.layers.0.ffns.0.lcte_gnn_layer.weight"};
 
-// Every recorded matching of `head` (one per decoder layer and frame) against ours, and as many
-// of ours as were recorded.
-void expect_toponet_assignments(const std::vector<std::vector<AssignResult>>& layers,
-                                const TensorMap& recorded, const std::string& head) {
-  const std::string prefix = "assign." + head + ".";
-  const std::string suffix = ".pos_inds";
-  size_t recorded_matchings = 0;
-  for (const auto& [key, value] : recorded) {
-    if (key.rfind(prefix, 0) == 0 && key.size() > suffix.size() &&
-        key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      ++recorded_matchings;
-    }
-  }
-  size_t ours = 0;
-  for (const auto& layer : layers) ours += layer.size();
-  EXPECT_EQ(ours, recorded_matchings) << head << ": matchings (decoder layers x frames)";
-  EXPECT_GT(layers.size(), 1u) << head;
-  for (size_t l = 0; l < layers.size(); ++l) {
-    for (size_t b = 0; b < layers[l].size(); ++b) {
-      const std::string key = "assign." + head + "." + std::to_string(l) + "." + std::to_string(b);
-      EXPECT_TRUE(torch::equal(layers[l][b].pos_inds, at_key(recorded, key + ".pos_inds"))) << key;
-      EXPECT_TRUE(torch::equal(layers[l][b].pos_assigned_gt_inds,
-                               at_key(recorded, key + ".pos_assigned_gt_inds")))
-          << key;
-    }
-  }
-}
-
 void expect_toponet_gradients_as_original(const NamedTensors& ours, const std::string& golden) {
   const size_t compared =
       expect_gradient_parity(ours, toponet_data(golden), kTopoNetZeroInTheOriginal);
@@ -79,8 +51,8 @@ void expect_training_step_as_original(const std::vector<int64_t>& frames, const 
   expect_recorded(out.lanes.lclc, recorded, "lane.all_lclc_preds");
   expect_recorded(out.lanes.lcte, recorded, "lane.all_lcte_preds");
   expect_recorded(out.lanes.query_states, recorded, "lane.history_states");
-  expect_toponet_assignments(losses.traffic_element_assign, recorded, "te");
-  expect_toponet_assignments(losses.lane_assign, recorded, "lane");
+  expect_recorded_assignments(losses.traffic_element_assign, recorded, "te");
+  expect_recorded_assignments(losses.lane_assign, recorded, "lane");
   expect_losses_as_recorded(losses.losses, toponet_data(case_ + "_losses.json"));
 
   total_loss(losses.losses).backward();
@@ -95,11 +67,15 @@ TEST(TopoNetModel, TheWeightFormulaIsTheFixtures) {
     if (key.size() > first64.size() &&
         key.compare(key.size() - first64.size(), first64.size(), first64) == 0) {
       const std::string name = key.substr(0, key.size() - first64.size());
-      EXPECT_TRUE(
-          torch::equal(formula_tensor(name, {13, 64, 64}).flatten().narrow(0, 0, 64), expected))
+      EXPECT_TRUE(torch::equal(formula_tensor(name, {13, 64, 64}, toponet_layer_norm_weights())
+                                   .flatten()
+                                   .narrow(0, 0, 64),
+                               expected))
           << key;
     } else {
-      EXPECT_TRUE(torch::equal(formula_tensor(key, expected.sizes()), expected)) << key;
+      EXPECT_TRUE(torch::equal(formula_tensor(key, expected.sizes(), toponet_layer_norm_weights()),
+                               expected))
+          << key;
     }
   }
 }

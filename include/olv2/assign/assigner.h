@@ -17,11 +17,17 @@ struct AssignInputs {
   at::Tensor labels;       // [G]
   double img_h = 0.0;      // the un-padded image (boxes)
   double img_w = 0.0;
+  // Lane segments: each query's mask logits [Q, h, w] and the GT instance masks [G, h, w] 0/1.
+  at::Tensor mask_logits = {};
+  at::Tensor target_masks = {};
 };
 
 // What an assigner's predictions and targets are; a head checks that its assigner matches its
-// objects.
-enum class AssignedObjects { kBoxes, kLanes };
+// objects. Lane segments are lanes with instance masks.
+enum class AssignedObjects { kBoxes, kLanes, kLaneSegments };
+
+// "boxes", "lanes" or "lane segments", for messages.
+const char* describe(AssignedObjects objects);
 
 // mmdet's assigner: a cost between every query and every ground-truth object, then a
 // minimum-cost one-to-one matching (Hungarian, on the CPU in double precision).

@@ -36,6 +36,34 @@ struct LaneL1Cost : MatchCost {
   bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kLanePoints; }
 };
 
+// `CrossEntropyLossCost` (use_sigmoid): the mean over the mask's elements of the binary
+// cross-entropy of each query's logits against each GT mask, pred [Q, *] logits, gt [G, *] 0/1.
+struct CrossEntropyLossCost : MatchCost {
+  double weight = 1.0;
+
+  // `type: CrossEntropyLossCost` (weight, use_sigmoid: only true, as the original).
+  static Schema schema();
+  static CrossEntropyLossCost from_config(const ConfigNode& section);
+  at::Tensor cost(const at::Tensor& mask_logits, const at::Tensor& gt_masks) const override;
+  bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kMaskLogits; }
+};
+
+// `DiceCost`: 1 - dice between each query's mask and each GT mask, pred [Q, *], gt [G, *] 0/1;
+// the predictions are taken as they are (LaneSegNet's config: logits) unless `pred_act` applies
+// the sigmoid. Naive dice: (2 |p t| + eps) / (|p| + |t| + eps); else squares in the denominator.
+struct DiceCost : MatchCost {
+  double weight = 1.0;
+  bool pred_act = false;
+  double eps = 1e-3;
+  bool naive_dice = true;
+
+  // `type: DiceCost` (weight, pred_act, eps, naive_dice).
+  static Schema schema();
+  static DiceCost from_config(const ConfigNode& section);
+  at::Tensor cost(const at::Tensor& mask_preds, const at::Tensor& gt_masks) const override;
+  bool accepts(PredictionKind kind) const override { return kind == PredictionKind::kMaskLogits; }
+};
+
 enum class BoxFormat { kXyxy, kXywh };
 
 // `BBoxL1Cost`: L1 distance of normalised boxes; pred is (cx, cy, w, h), gt is xyxy. With

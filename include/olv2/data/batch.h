@@ -25,6 +25,10 @@ struct Batch {
   std::vector<at::Tensor> gt_te_labels;
   std::vector<at::Tensor> gt_topology_lclc;
   std::vector<at::Tensor> gt_topology_lcte;
+  // Lane segments only (empty otherwise), per sample as in Sample.
+  std::vector<at::Tensor> gt_lane_left_type;
+  std::vector<at::Tensor> gt_lane_right_type;
+  std::vector<at::Tensor> gt_instance_masks;
 
   int64_t size() const { return static_cast<int64_t>(metas.size()); }
   bool has_gt() const { return !gt_lc.empty(); }

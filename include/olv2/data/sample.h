@@ -31,12 +31,20 @@ struct Sample {
   ImageMeta meta;
 
   // Ground truth, defined only when the pipeline collects it (train).
-  at::Tensor gt_lc;             // [n, 15] float32 Bezier control points, metres
+  // Lanes [n, R] float32 in metres: Bezier control points [n, 15] or resampled points
+  // [n, 3 * points] (v1.x centerlines); lane segments [n, 3 * 3 * points], the centerline then
+  // the left and right boundary (v2.x, pedestrian crossings appended as segments of label 1).
+  at::Tensor gt_lc;
   at::Tensor gt_lc_labels;      // [n] int64
   at::Tensor gt_te;             // [m, 4] float32 boxes in the resized front image
   at::Tensor gt_te_labels;      // [m] int64 attribute
-  at::Tensor gt_topology_lclc;  // [n, n] int8
+  at::Tensor gt_topology_lclc;  // [n, n] int8 (lane segments: [n_segments, n_segments])
   at::Tensor gt_topology_lcte;  // [n, m] int8
+  // Lane segments only (undefined otherwise): the boundaries' line types [n] int64 (0 none,
+  // 1 solid, 2 dashed) and each segment's instance mask on the BEV grid [n, bev_h, bev_w] uint8.
+  at::Tensor gt_lane_left_type;
+  at::Tensor gt_lane_right_type;
+  at::Tensor gt_instance_masks;
 
   bool has_gt() const { return gt_lc.defined(); }
 };

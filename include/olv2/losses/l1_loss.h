@@ -20,7 +20,9 @@ struct L1Loss : Loss {
   static L1Loss from_config(const ConfigNode& section);
   at::Tensor compute(const at::Tensor& pred, const at::Tensor& target, const at::Tensor& weight,
                      std::optional<double> avg_factor) const override;
-  bool accepts(PredictionKind kind) const override { return kind != PredictionKind::kClassScores; }
+  bool accepts(PredictionKind kind) const override {
+    return kind == PredictionKind::kBoxes || kind == PredictionKind::kLanePoints;
+  }
 };
 
 }  // namespace olv2

@@ -11,10 +11,11 @@
 namespace olv2 {
 
 // The predictions a loss or match cost compares with their targets: class logits with labels,
-// boxes with boxes, or lanes' flattened control points with theirs.
-enum class PredictionKind { kClassScores, kBoxes, kLanePoints };
+// boxes with boxes, lanes' flattened control points with theirs, or per-instance mask logits
+// ([N, *]) with 0/1 masks of the same shape.
+enum class PredictionKind { kClassScores, kBoxes, kLanePoints, kMaskLogits };
 
-// "class scores", "boxes" or "lane points", for messages.
+// "class scores", "boxes", "lane points" or "mask logits", for messages.
 const char* describe(PredictionKind kind);
 
 // The component of `registry` (losses, match costs: each says what it `accepts`) configured by

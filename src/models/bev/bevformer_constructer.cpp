@@ -193,4 +193,10 @@ at::Tensor BevFormerConstructerImpl::forward(const std::vector<at::Tensor>& leve
   return flat.transpose(1, 2).view({flat.size(0), flat.size(2), options_.bev_h, options_.bev_w});
 }
 
+std::shared_ptr<const BevConstructorOptions> toponet_bevformer_constructer() {
+  auto options = std::make_shared<BevFormerConstructerOptions>();
+  options->encoder.layer.self_attention.code = TemporalSelfAttentionCode::kTopoNet;
+  return options;
+}
+
 }  // namespace olv2

@@ -1,5 +1,7 @@
 #include "olv2/models/detectors/detector.h"
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
 
 #include "olv2/util/error.h"
@@ -39,6 +41,11 @@ std::vector<std::string> checkpoint_stages_from_config(const ConfigNode& model) 
   return stages == nullptr ? std::vector<std::string>{} : stages->as_vector<std::string>();
 }
 
+const std::vector<std::string>& image_and_bev_stages() {
+  static const std::vector<std::string> stages{"extract_feat", "bev_constructor"};
+  return stages;
+}
+
 void require_checkpointable(const std::vector<std::string>& stages,
                             const std::vector<std::string>& checkpointable) {
   for (const std::string& stage : stages) {
@@ -63,6 +70,14 @@ void require_multi_view_images(const Batch& batch, const std::string& detector) 
       batch.metas.size() != static_cast<size_t>(img.size(0))) {
     throw runtime_error(detector + ": expected images [B, N, 3, H, W] with one meta per sample");
   }
+}
+
+Batch without_ego_motion(const Batch& batch) {
+  Batch first_frames = batch;
+  first_frames.can_bus = batch.can_bus.clone();
+  first_frames.can_bus.narrow(1, 0, 3).zero_();
+  first_frames.can_bus.narrow(1, 17, 1).zero_();
+  return first_frames;
 }
 
 void require_ground_truth(const Batch& batch, const std::string& detector) {

@@ -21,23 +21,15 @@ namespace olv2 {
 
 namespace {
 
-const std::vector<std::string> kCheckpointableStages{"extract_feat", "bev_constructor"};
-
 // TopoNet's BEVFormer modules are its own copies, which its configs name as BEVFormer's.
-const char* const kRegistryScope = "toponet";
-
-std::shared_ptr<const BevConstructorOptions> default_bev_constructor() {
-  auto options = std::make_shared<BevFormerConstructerOptions>();
-  options->encoder.layer.self_attention.code = TemporalSelfAttentionCode::kTopoNet;
-  return options;
-}
+const char* const kTopoNetScope = "toponet";
 
 }  // namespace
 
 TopoNetOptions::TopoNetOptions()
     : img_backbone(std::make_shared<ResNetOptions>()),
       img_neck(std::make_shared<FpnOptions>()),
-      bev_constructor(default_bev_constructor()),
+      bev_constructor(toponet_bevformer_constructer()),
       bbox_head(std::make_shared<TeDeformableDetrHeadOptions>()),
       lane_head(std::make_shared<TopoNetHeadOptions>()) {}
 
@@ -56,7 +48,7 @@ Schema TopoNetOptions::schema() {
       .required("train_cfg", train_cfg)
       .optional("test_cfg", Schema::open_map().nullable())
       .optional("pretrained", Schema::string().nullable())
-      .optional("checkpoint", checkpoint_stages_schema(kCheckpointableStages));
+      .optional("checkpoint", checkpoint_stages_schema(image_and_bev_stages()));
   return schema;
 }
 
@@ -67,7 +59,7 @@ TopoNetOptions TopoNetOptions::from_config(const ConfigNode& model) {
   TopoNetOptions o;
   o.img_backbone = backbone_registry().read(model.at("img_backbone"));
   o.img_neck = neck_registry().read(model.at("img_neck"));
-  o.bev_constructor = bev_constructor_registry().read(model.at("bev_constructor"), kRegistryScope);
+  o.bev_constructor = bev_constructor_registry().read(model.at("bev_constructor"), kTopoNetScope);
   const ConfigNode& train_cfg = model.at("train_cfg");
   o.bbox_head = read_traffic_element_head(
       head_with_assigner(model.at("bbox_head"), train_cfg.at("bbox").at("assigner")));
@@ -91,7 +83,7 @@ std::shared_ptr<DetectorImpl> TopoNetOptions::build() const {
 }
 
 TopoNetImpl::TopoNetImpl(const TopoNetOptions& options) : options_(options) {
-  require_checkpointable(options.checkpoint, kCheckpointableStages);
+  require_checkpointable(options.checkpoint, image_and_bev_stages());
   // Registration order = the original's state-dict order.
   img_backbone_ = register_module("img_backbone", options.img_backbone->build());
   img_neck_ = register_module("img_neck", options.img_neck->build());
@@ -158,13 +150,7 @@ DetectorLosses TopoNetImpl::losses_of(const ForwardOutputs& forward_outputs, con
 }
 
 Batch TopoNetImpl::as_the_original_sees(const Batch& batch) const {
-  // Its dataset zeroes the ego motion for training (`union2one` over a queue of one), its
-  // forward_test for a scene's first frame, which every frame is without a previous BEV.
-  Batch first_frames = batch;
-  first_frames.can_bus = batch.can_bus.clone();
-  first_frames.can_bus.narrow(1, 0, 3).zero_();
-  first_frames.can_bus.narrow(1, 17, 1).zero_();
-  return first_frames;
+  return without_ego_motion(batch);
 }
 
 std::vector<FrameTestOutputs> TopoNetImpl::decode_outputs(const ForwardOutputs& forward_outputs,

@@ -3,6 +3,10 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+
+#include "olv2/util/error.h"
 
 namespace olv2 {
 namespace {
@@ -14,14 +18,17 @@ struct LaneSetTargets {
   AssignResult assign;
 };
 
+// With `assign` undefined (no positives tensor), the sample is matched here.
 LaneSetTargets lane_set_targets(const LaneSetLossSettings& settings, const at::Tensor& cls_scores,
                                 const at::Tensor& lanes, const at::Tensor& gt_lanes,
-                                const at::Tensor& gt_labels) {
+                                const at::Tensor& gt_labels, AssignResult assign) {
   const auto device = lanes.device();
   const at::Tensor gt = gt_lanes.reshape({-1, settings.code_size}).to(device, torch::kFloat);
   const at::Tensor labels_in = gt_labels.to(device, torch::kLong).reshape({-1});
   LaneSetTargets t;
-  t.assign = assign_lane_set(settings, cls_scores.detach(), lanes.detach(), gt, labels_in);
+  t.assign = assign.pos_inds.defined()
+                 ? std::move(assign)
+                 : assign_lane_set(settings, cls_scores.detach(), lanes.detach(), gt, labels_in);
   const at::Tensor pos = t.assign.pos_inds.to(device);
   const at::Tensor pos_gt_inds = t.assign.pos_assigned_gt_inds.to(device);
   const int64_t num_queries = lanes.size(0);
@@ -56,13 +63,20 @@ LaneSetLayerLosses lane_set_layer_losses(const LaneSetLossSettings& settings,
                                          const at::Tensor& cls_scores, const at::Tensor& lanes,
                                          const std::vector<at::Tensor>& gt_lanes,
                                          const std::vector<at::Tensor>& gt_labels,
-                                         const std::function<double(double)>& reduce_mean) {
+                                         const std::function<double(double)>& reduce_mean,
+                                         std::vector<AssignResult> assign) {
   std::vector<at::Tensor> labels, reg_targets, reg_weights;
   int64_t num_pos = 0;
   LaneSetLayerLosses out;
-  for (int64_t b = 0; b < cls_scores.size(0); ++b) {
+  const int64_t batch = cls_scores.size(0);
+  if (!assign.empty() && static_cast<int64_t>(assign.size()) != batch) {
+    throw runtime_error("lane set loss: " + std::to_string(assign.size()) +
+                        " matchings for a batch of " + std::to_string(batch));
+  }
+  for (int64_t b = 0; b < batch; ++b) {
     LaneSetTargets t =
-        lane_set_targets(settings, cls_scores[b], lanes[b], gt_lanes[b], gt_labels[b]);
+        lane_set_targets(settings, cls_scores[b], lanes[b], gt_lanes[b], gt_labels[b],
+                         assign.empty() ? AssignResult{} : std::move(assign[b]));
     num_pos += t.assign.pos_inds.numel();
     labels.push_back(t.labels);
     reg_targets.push_back(t.reg_targets);
@@ -72,10 +86,12 @@ LaneSetLayerLosses lane_set_layer_losses(const LaneSetLossSettings& settings,
   // The DETR background weight is 0, so only positives normalise the classification loss.
   double cls_avg_factor = static_cast<double>(num_pos);
   if (settings.sync_cls_avg_factor) cls_avg_factor = reduced(reduce_mean, cls_avg_factor);
+  out.cls_avg_factor = std::max(cls_avg_factor, 1.0);
   out.cls = settings.loss_cls->compute(cls_scores.reshape({-1, settings.num_classes}),
-                                       torch::cat(labels), {}, std::max(cls_avg_factor, 1.0));
+                                       torch::cat(labels), {}, out.cls_avg_factor);
 
-  const double reg_avg_factor = std::max(reduced(reduce_mean, static_cast<double>(num_pos)), 1.0);
+  out.reg_avg_factor = std::max(reduced(reduce_mean, static_cast<double>(num_pos)), 1.0);
+  const double reg_avg_factor = out.reg_avg_factor;
   // Rows whose target is not finite are left out: both sides zeroed, so they add nothing.
   const at::Tensor targets = torch::cat(reg_targets);
   const at::Tensor finite = targets.isfinite().all(-1, /*keepdim=*/true);

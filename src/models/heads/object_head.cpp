@@ -12,18 +12,14 @@ namespace olv2 {
 
 namespace {
 
-std::string objects_name(AssignedObjects objects) {
-  return objects == AssignedObjects::kLanes ? "lanes" : "boxes";
-}
-
 std::shared_ptr<const ObjectHeadOptions> read_head(const Registry<ObjectHeadOptions>& registry,
                                                    const ConfigNode& section,
                                                    AssignedObjects expected) {
   std::shared_ptr<const ObjectHeadOptions> head = registry.read(section);
   if (head->objects() != expected) {
     throw input_error(section.where() + ": this " + section.at("type").as_string() + " detects " +
-                      objects_name(head->objects()) + ", the detector expects " +
-                      objects_name(expected) + " here");
+                      describe(head->objects()) + ", the detector expects " + describe(expected) +
+                      " here");
   }
   return head;
 }

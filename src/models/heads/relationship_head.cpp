@@ -26,6 +26,13 @@ RelationshipHeadOptions RelationshipHeadOptions::from_config(const ConfigNode& s
   return o;
 }
 
+RelationshipHeadOptions RelationshipHeadOptions::matched_pairs_from_config(
+    const ConfigNode& section) {
+  RelationshipHeadOptions o = from_config(section);
+  o.matched_pairs_only = true;
+  return o;
+}
+
 std::shared_ptr<RelationHeadImpl> RelationshipHeadOptions::build() const {
   return std::make_shared<RelationshipHeadImpl>(*this);
 }
@@ -99,6 +106,8 @@ at::Tensor RelationshipHeadImpl::loss(const at::Tensor& logits,
                         std::to_string(gt_adjacency.size()) + " adjacencies for a batch of " +
                         std::to_string(batch));
   }
+  if (options_.matched_pairs_only)
+    return matched_pairs_loss(scores, o1_assign, second, gt_adjacency);
   std::vector<at::Tensor> targets;
   for (int64_t b = 0; b < batch; ++b) {
     targets.push_back(relationship_target(scores.size(1), scores.size(2), o1_assign[b], second[b],
@@ -108,6 +117,37 @@ at::Tensor RelationshipHeadImpl::loss(const at::Tensor& logits,
   const at::Tensor labels = (1 - torch::stack(targets)).to(torch::kLong).reshape({-1});
   return torch::nan_to_num(
       options_.loss_rel->compute(scores.reshape({-1, 1}), labels, {}, std::nullopt));
+}
+
+at::Tensor RelationshipHeadImpl::matched_pairs_loss(
+    const at::Tensor& scores, const std::vector<AssignResult>& o1,
+    const std::vector<AssignResult>& o2, const std::vector<at::Tensor>& gt_adjacency) const {
+  const auto device = scores.device();
+  std::vector<at::Tensor> logits, labels;
+  for (size_t b = 0; b < o1.size(); ++b) {
+    const at::Tensor adjacency = gt_adjacency[b].to(device);
+    // Matches to GT outside the adjacency (pedestrian crossings) are dropped at both ends.
+    const auto kept = [&](const AssignResult& a, int64_t gts) {
+      const at::Tensor gt_inds = a.pos_assigned_gt_inds.to(device);
+      const at::Tensor inside = gt_inds < gts;
+      return std::make_pair(a.pos_inds.to(device).masked_select(inside),
+                            gt_inds.masked_select(inside));
+    };
+    const auto [rows, row_gts] = kept(o1[b], adjacency.size(0));
+    const auto [cols, col_gts] = kept(o2[b], adjacency.size(1));
+    logits.push_back(
+        scores[static_cast<int64_t>(b)].index_select(0, rows).index_select(1, cols).reshape(
+            {-1, 1}));
+    // Original behaviour: class 0 is "connected", so the label is 1 - adjacency.
+    labels.push_back(
+        1 -
+        adjacency.index_select(0, row_gts).index_select(1, col_gts).reshape({-1}).to(torch::kLong));
+  }
+  const at::Tensor pairs = torch::cat(logits);
+  const at::Tensor targets = torch::cat(labels);
+  if (targets.numel() == 0) return pairs.sum() * 0;
+  const double non_edges = static_cast<double>(targets.sum().item<int64_t>());
+  return torch::nan_to_num(options_.loss_rel->compute(pairs, targets, {}, non_edges));
 }
 
 }  // namespace olv2

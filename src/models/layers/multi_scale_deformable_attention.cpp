@@ -34,6 +34,33 @@ MultiScaleDeformableAttentionOptions MultiScaleDeformableAttentionOptions::from_
   return o;
 }
 
+MultiScaleDeformableAttentionOptions
+MultiScaleDeformableAttentionOptions::lane_attention_from_config(const ConfigNode& section) {
+  MultiScaleDeformableAttentionOptions o = from_config(section);
+  o.per_head_reference_points = true;
+  if (o.num_points % 8 != 0) {
+    throw input_error(section.at("num_points").where() + ": LaneAttention's num_points " +
+                      std::to_string(o.num_points) +
+                      " is not a multiple of 8 (its offsets start in rings of 8 directions)");
+  }
+  return o;
+}
+
+at::Tensor lane_attention_offset_bias_init(int64_t num_heads, int64_t num_levels,
+                                           int64_t num_points) {
+  constexpr int64_t kDirections = 8;
+  const int64_t rings = num_points / kDirections;
+  const at::Tensor thetas =
+      torch::arange(kDirections, torch::kFloat) * static_cast<float>(2.0 * kPi / kDirections);
+  at::Tensor grid = torch::stack({thetas.cos(), thetas.sin()}, -1);
+  grid = grid / std::get<0>(grid.abs().max(-1, /*keepdim=*/true));
+  const at::Tensor scale = torch::arange(1, rings + 1, torch::kFloat).view({1, rings, 1});
+  return (grid.view({kDirections, 1, 2}) * scale)
+      .view({1, 1, kDirections, rings, 2})
+      .expand({num_heads, num_levels, kDirections, rings, 2})
+      .flatten();
+}
+
 at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points) {
   const at::Tensor thetas =
       torch::arange(num_heads, torch::kFloat) * static_cast<float>(2.0 * kPi / num_heads);
@@ -80,6 +107,10 @@ void MultiScaleDeformableAttentionImpl::reset_parameters() {
   torch::NoGradGuard no_grad;
   reset_deformable_sampling(sampling_offsets_, attention_weights_, options_.num_heads,
                             options_.num_levels, options_.num_points);
+  if (options_.per_head_reference_points) {
+    sampling_offsets_->bias.copy_(lane_attention_offset_bias_init(
+        options_.num_heads, options_.num_levels, options_.num_points));
+  }
   for (torch::nn::Linear& linear : {std::ref(value_proj_), std::ref(output_proj_)}) {
     torch::nn::init::xavier_uniform_(linear->weight);
     linear->bias.zero_();
@@ -116,7 +147,17 @@ at::Tensor MultiScaleDeformableAttentionImpl::forward(
                                  .view({batch, num_query, heads, levels, points});
 
   at::Tensor locations;
-  const at::Tensor ref = reference_points.unsqueeze(2).unsqueeze(4);  // [B, Q, 1, L, 1, 2|4]
+  at::Tensor ref;
+  if (options_.per_head_reference_points) {
+    if (reference_points.dim() != 5 || reference_points.size(3) != heads ||
+        reference_points.size(-1) != 2) {
+      throw runtime_error("LaneAttention: expected reference points [B, Q, L, " +
+                          std::to_string(heads) + " (one per head), 2]");
+    }
+    ref = reference_points.permute({0, 1, 3, 2, 4}).unsqueeze(4);  // [B, Q, H, L, 1, 2]
+  } else {
+    ref = reference_points.unsqueeze(2).unsqueeze(4);  // [B, Q, 1, L, 1, 2|4]
+  }
   if (reference_points.size(-1) == 2) {
     std::vector<float> wh;
     for (const auto& [h, w] : spatial_shapes) {

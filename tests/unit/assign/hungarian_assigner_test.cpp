@@ -118,7 +118,8 @@ TEST(MatchCostRegistry, AssignersSumTheConfiguredCosts) {
   const std::string unknown = error_of(
       [] { match_cost_registry().read(parse_yaml("{type: ClassificationCost}", "cfg.yaml")); });
   EXPECT_NE(unknown.find("unknown match cost type `ClassificationCost` (expected one of: "
-                         "BBoxL1Cost, FocalLossCost, IoUCost, LaneL1Cost)"),
+                         "BBoxL1Cost, CrossEntropyLossCost, DiceCost, FocalLossCost, IoUCost, "
+                         "LaneL1Cost)"),
             std::string::npos)
       << unknown;
 }

@@ -48,8 +48,9 @@ TEST(LossRegistry, RefusesALossOfOtherPredictionsAndUnknownTypes) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
-                  .find("unknown loss type `SmoothL1Loss` (expected one of: FocalLoss, GIoULoss, "
-                        "L1Loss)"),
+                  .find("unknown loss type `SmoothL1Loss` (expected one of: CrossEntropyLoss, "
+                        "DiceLoss, FocalLoss, "
+                        "GIoULoss, L1Loss)"),
               std::string::npos)
         << error.what();
   }

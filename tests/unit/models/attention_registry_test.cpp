@@ -64,9 +64,10 @@ TEST(AttentionRegistry, ReadsBothDeformableNamesAndNamesTheKnownTypes) {
   EXPECT_NE(problems[0].find("TemporalSelfAttention"), std::string::npos) << problems[0];
 }
 
-// TopoNet's copy of the temporal self-attention is registered in the scope `toponet`: the name
-// its configs share with the plug-in's means TopoNet's there and the plug-in's elsewhere, and
-// the scoped name means TopoNet's anywhere; a scope without its own copy reads the plug-in's.
+// TopoNet's copy of the temporal self-attention is registered in the scopes `toponet` and
+// `lanesegnet` (which copied it): the name their configs share with the plug-in's means that
+// copy there and the plug-in's elsewhere, and the scoped name means it anywhere; a scope without
+// its own copy reads the plug-in's.
 TEST(AttentionRegistry, AScopeChoosesItsOwnCopyOfAnAttention) {
   const ConfigNode entries = parse_yaml(
       "shared: {type: TemporalSelfAttention, embed_dims: 64, num_levels: 1}\n"
@@ -77,7 +78,8 @@ TEST(AttentionRegistry, AScopeChoosesItsOwnCopyOfAnAttention) {
   };
   EXPECT_EQ(read("shared", ""), TemporalSelfAttentionCode::kOpenLaneV2);
   EXPECT_EQ(read("shared", "toponet"), TemporalSelfAttentionCode::kTopoNet);
-  EXPECT_EQ(read("shared", "lanesegnet"), TemporalSelfAttentionCode::kOpenLaneV2);
+  EXPECT_EQ(read("shared", "lanesegnet"), TemporalSelfAttentionCode::kTopoNet);
+  EXPECT_EQ(read("shared", "maptr"), TemporalSelfAttentionCode::kOpenLaneV2);
   EXPECT_EQ(read("scoped", ""), TemporalSelfAttentionCode::kTopoNet);
   EXPECT_TRUE(attention_list_schema().problems(entries.at("scoped")).empty());
 

@@ -93,4 +93,8 @@ class BevFormerConstructerImpl : public BevConstructorImpl {
 };
 TORCH_MODULE(BevFormerConstructer);
 
+// TopoNet's BEVFormerConstructer, which LaneSegNet copied unchanged: the subset-A defaults with
+// TopoNet's copy of the temporal self-attention (TemporalSelfAttentionCode::kTopoNet).
+std::shared_ptr<const BevConstructorOptions> toponet_bevformer_constructer();
+
 }  // namespace olv2

@@ -104,6 +104,9 @@ at::Tensor total_loss(const LossMap& losses);
 // `model.checkpoint`: the stages of `checkpointable` a detector recomputes in backward
 // (activation checkpointing).
 Schema checkpoint_stages_schema(const std::vector<std::string>& checkpointable);
+// The checkpointable stages of TopoNet and LaneSegNet: extract_feat (one segment) and
+// bev_constructor (each BEV encoder layer a segment).
+const std::vector<std::string>& image_and_bev_stages();
 std::vector<std::string> checkpoint_stages_from_config(const ConfigNode& model);
 // Throws an input error naming model.checkpoint for a stage not in `checkpointable`.
 void require_checkpointable(const std::vector<std::string>& stages,
@@ -114,6 +117,12 @@ bool stage_listed(const std::vector<std::string>& stages, const std::string& sta
 // An error naming `detector` unless the batch holds images [B, N, 3, H, W] with one meta per
 // sample.
 void require_multi_view_images(const Batch& batch, const std::string& detector);
+// Each frame of `batch` as the first of its scene: the can_bus translation and yaw in degrees
+// zeroed, as TopoNet's and LaneSegNet's datasets give every frame for training (`union2one`
+// over a queue of one) and their forward_test a scene's first frame, which every frame is
+// without a previous BEV.
+Batch without_ego_motion(const Batch& batch);
+
 // An error naming `detector` unless the batch carries the ground truth of the losses.
 void require_ground_truth(const Batch& batch, const std::string& detector);
 

@@ -41,18 +41,24 @@ LaneSetLossSettings lane_set_loss_settings(const HeadOptions& options, const Ass
 struct LaneSetLayerLosses {
   at::Tensor cls, reg;
   std::vector<AssignResult> assign;  // per sample
+  // What the losses were divided by: the positives of the batch (averaged over the ranks when
+  // sync_cls_avg_factor), and their average over the ranks; each at least 1.
+  double cls_avg_factor = 1.0;
+  double reg_avg_factor = 1.0;
 };
 
 // One decoder layer: cls_scores [B, Q, C] logits, lanes [B, Q, code_size] metres, against each
 // sample's GT lanes ([G, code_size] metres) and labels ([G]). The classification loss is
 // averaged over the positives (synchronised over the ranks when `sync_cls_avg_factor`), the
 // regression loss over the positives of every rank; `reduce_mean` averages a count over the
-// ranks (empty: one process).
+// ranks (empty: one process). Each sample is matched by the settings' assigner unless `assign`
+// gives its matching (a head whose assigner needs more than classes and points).
 LaneSetLayerLosses lane_set_layer_losses(const LaneSetLossSettings& settings,
                                          const at::Tensor& cls_scores, const at::Tensor& lanes,
                                          const std::vector<at::Tensor>& gt_lanes,
                                          const std::vector<at::Tensor>& gt_labels,
-                                         const std::function<double(double)>& reduce_mean);
+                                         const std::function<double(double)>& reduce_mean,
+                                         std::vector<AssignResult> assign = {});
 
 // The matching of one sample: cls_scores [Q, C], lanes [Q, code_size], GT as above.
 AssignResult assign_lane_set(const LaneSetLossSettings& settings, const at::Tensor& cls_scores,

@@ -23,19 +23,27 @@ struct MultiScaleDeformableAttentionOptions : AttentionOptions {
   int64_t num_points = 4;
   double dropout = 0.1;      // on the output, before the residual sum
   bool batch_first = false;  // [B, L, E] instead of [L, B, E]
+  // LaneSegNet's `LaneAttention`: one reference point per head (reference_points
+  // [B, Q, L, num_heads, 2], head h samples around point h), and the offsets' bias starts from 8
+  // fixed directions, num_points / 8 rings of them, whatever num_heads is.
+  bool per_head_reference_points = false;
 
   // The keys of a deformable attention of `type` as an `attn_cfgs` entry (mmcv's
   // MultiScaleDeformableAttention and the BEV and lane variants): embed_dims, num_heads,
   // num_levels, num_points, im2col_step, dropout, batch_first.
   static Schema schema(const std::string& type);
   static MultiScaleDeformableAttentionOptions from_config(const ConfigNode& section);
+  // `type: LaneAttention`: the same keys, per_head_reference_points set; num_points must be a
+  // multiple of 8.
+  static MultiScaleDeformableAttentionOptions lane_attention_from_config(const ConfigNode& section);
 };
 
 // mmcv `MultiScaleDeformableAttention` (also OpenLane-V2's `CustomMSDeformableAttention`,
 // which computes the same): `sampling_offsets`, `attention_weights`, `value_proj`,
 // `output_proj`. Offsets and weights come from query + query_pos; the softmax runs over the
 // levels x points of each head. Reference points are 2-D (x, y: offsets are divided by the
-// level's (w, h)) or 4-D boxes (cx, cy, w, h: offsets are scaled by wh / (2 * num_points)).
+// level's (w, h)) or 4-D boxes (cx, cy, w, h: offsets are scaled by wh / (2 * num_points)),
+// one per level, or one per level and head (per_head_reference_points).
 // Returns identity + Dropout(output_proj(sampled)); identity defaults to the query.
 class MultiScaleDeformableAttentionImpl : public torch::nn::Module {
  public:
@@ -43,7 +51,7 @@ class MultiScaleDeformableAttentionImpl : public torch::nn::Module {
 
   // query [Q, B, E] (or [B, Q, E] when batch_first); value [S, B, E] (undefined = query);
   // key_padding_mask [B, S] bool, true = the value token is zeroed (undefined = none);
-  // reference_points [B, Q, L, 2 or 4].
+  // reference_points [B, Q, L, 2 or 4], or [B, Q, L, num_heads, 2] per head.
   at::Tensor forward(const at::Tensor& query, const at::Tensor& value, const at::Tensor& identity,
                      const at::Tensor& query_pos, const at::Tensor& key_padding_mask,
                      const at::Tensor& reference_points, const SpatialShapes& spatial_shapes);
@@ -67,6 +75,12 @@ TORCH_MODULE(MultiScaleDeformableAttention);
 // [head][extra...][point][xy] with `repeats` = the product of the axes between head and point
 // (levels, or queues x levels). Shared by every deformable attention's init.
 at::Tensor deformable_offset_bias_init(int64_t num_heads, int64_t repeats, int64_t num_points);
+
+// LaneAttention's sampling-offset bias: 8 unit directions at angles 2*pi*k/8, scaled so their
+// larger coordinate is 1, each repeated in num_points / 8 rings scaled 1, 2, ...; the same for
+// every head and level, laid out [head][level][direction][ring][xy].
+at::Tensor lane_attention_offset_bias_init(int64_t num_heads, int64_t num_levels,
+                                           int64_t num_points);
 
 // mmcv's init of a deformable attention's sampling: offsets weight 0 and the bias above,
 // attention weights 0.

@@ -3,18 +3,16 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "olv2/config/config_loader.h"
-#include "olv2/models/build.h"
 #include "olv2/models/bev/bevformer_constructer.h"
+#include "olv2/models/build.h"
 #include "olv2/models/detectors/toponet.h"
 #include "olv2/models/heads/toponet_head.h"
 #include "olv2/util/error.h"
-#include "olv2/util/state_dict.h"
+#include "support/state_dict_shapes.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -38,29 +36,16 @@ std::string toponet_build_error(ConfigNode model) {
   return "";
 }
 
-// The original's `{name: shape}` in state-dict order (tests/data/toponet/README.md).
-std::vector<std::pair<std::string, std::vector<int64_t>>> original_shapes(
-    const std::string& subset) {
-  std::ifstream in(test::source_dir() / "tests/data/toponet" /
-                   ("state_dict_shapes_subset_" + subset + ".json"));
-  const nlohmann::ordered_json shapes = nlohmann::ordered_json::parse(in);
-  std::vector<std::pair<std::string, std::vector<int64_t>>> out;
-  for (const auto& [name, shape] : shapes.items()) {
-    out.emplace_back(name, shape.get<std::vector<int64_t>>());
-  }
-  return out;
-}
-
 class TopoNetBuild : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TopoNetBuild, TheConfigBuildsTheOriginalsStateDict) {
   const std::shared_ptr<DetectorImpl> detector = build_detector(toponet_model_section(GetParam()));
   ASSERT_NE(dynamic_cast<TopoNetImpl*>(detector.get()), nullptr);
-  std::vector<std::pair<std::string, std::vector<int64_t>>> ours;
-  for (const auto& [name, tensor] : module_state_dict(*detector)) {
-    ours.emplace_back(name, tensor.sizes().vec());
-  }
-  const auto expected = original_shapes(GetParam());
+  const test::StateDictShapes ours = test::state_dict_shapes(*detector);
+  // The original's, in state-dict order (tests/data/toponet/README.md).
+  const test::StateDictShapes expected =
+      test::original_state_dict_shapes(test::source_dir() / "tests/data/toponet" /
+                                       ("state_dict_shapes_subset_" + GetParam() + ".json"));
   ASSERT_EQ(ours.size(), expected.size());
   for (size_t i = 0; i < ours.size(); ++i) {
     ASSERT_EQ(ours[i], expected[i]) << "entry " << i;
