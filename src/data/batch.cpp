@@ -60,14 +60,17 @@ std::vector<at::Tensor> moved(const std::vector<at::Tensor>& tensors, const c10:
                               bool non_blocking) {
   std::vector<at::Tensor> out;
   out.reserve(tensors.size());
-  for (const at::Tensor& t : tensors) out.push_back(t.to(device, non_blocking));
+  // A key the pipeline did not collect stays undefined.
+  for (const at::Tensor& t : tensors) {
+    out.push_back(t.defined() ? t.to(device, non_blocking) : t);
+  }
   return out;
 }
 
 std::vector<at::Tensor> pinned(const std::vector<at::Tensor>& tensors) {
   std::vector<at::Tensor> out;
   out.reserve(tensors.size());
-  for (const at::Tensor& t : tensors) out.push_back(t.pin_memory());
+  for (const at::Tensor& t : tensors) out.push_back(t.defined() ? t.pin_memory() : t);
   return out;
 }
 

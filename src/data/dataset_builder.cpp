@@ -8,6 +8,9 @@
 namespace olv2 {
 namespace {
 
+// LaneSegNet's dataset: subset A's v2.x lane-segment frames.
+constexpr const char* kLaneSegNetDataset = "OpenLaneV2_subset_A_LaneSegNet_Dataset";
+
 // The collection file is where `meta_root` (or TopoNet's `ann_file`) says, relative to the
 // current folder unless absolute; an input error that says so, and how to point the config at
 // the data, when it is not there.
@@ -41,15 +44,18 @@ Schema DatasetSpec::schema() {
     modality.optional(input, Schema::boolean());
   }
   return Schema::map()
-      .optional("type", Schema::string().choices(
-                            {"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset",
-                             "OpenLaneV2_subset_A_Dataset", "OpenLaneV2_subset_B_Dataset"}))
+      .optional("type",
+                Schema::string().choices({"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset",
+                                          "OpenLaneV2_subset_A_Dataset",
+                                          "OpenLaneV2_subset_B_Dataset", kLaneSegNetDataset}))
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
       .optional("collection", Schema::string())
       .optional("ann_file", Schema::string())
       .optional("split", Schema::string())
-      .optional("classes", Schema::sequence(Schema::string().choices({"centerline"})))
+      .optional("classes", Schema::sequence(Schema::string().choices(
+                               {"centerline", "lane_segment", "ped_crossing"})))
+      .optional("points_num", Schema::integer().range(2, 1000))
       .optional("modality", modality)
       .optional("filter_map_change", Schema::boolean())
       .optional("pipeline", pipeline_schema())
@@ -67,9 +73,9 @@ const std::vector<std::string> kMapChangeLogsB = {
     "a6daedc3063b421cb3a05019e545f925", "02f1e5e2fc544798aad223f5ae5e8440",
     "55638ae3a8b34572aef756ee7fbce0df", "20ec831deb0f44e397497198cbe5a97c"};
 
-// TopoNet's dataset keys that describe what the data is rather than where: they must say what
-// the models read (the one class, cameras only).
-void require_camera_centerlines(const ConfigNode& dataset) {
+// TopoNet's and LaneSegNet's dataset keys that describe what the data is rather than where:
+// they must say what the models read (their classes, cameras only).
+void require_camera_inputs(const ConfigNode& dataset, bool lane_segments) {
   if (const ConfigNode* modality = dataset.find("modality")) {
     for (const auto& [input, used] : modality->entries()) {
       if (used.as_bool() != (input == "use_camera")) {
@@ -79,9 +85,16 @@ void require_camera_centerlines(const ConfigNode& dataset) {
       }
     }
   }
-  if (const ConfigNode* classes = dataset.find("classes");
-      classes != nullptr && classes->size() != 1) {
-    throw input_error(classes->where() + ": expected [centerline], the one lane class");
+  const ConfigNode* classes = dataset.find("classes");
+  if (classes == nullptr) return;
+  const std::vector<std::string> expected =
+      lane_segments ? std::vector<std::string>{"lane_segment", "ped_crossing"}
+                    : std::vector<std::string>{"centerline"};
+  if (classes->as_vector<std::string>() != expected) {
+    throw input_error(classes->where() +
+                      (lane_segments ? ": expected [lane_segment, ped_crossing] (LaneSegNet's "
+                                       "classes: crossings are learned as lane segments)"
+                                     : ": expected [centerline], the one lane class"));
   }
 }
 
@@ -97,17 +110,25 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
                       "TopoNet's `ann_file` (e.g. "
                       "data/OpenLane-V2/data_dict_subset_A_train.pkl), one of them");
   }
-  require_camera_centerlines(dataset);
+  const std::string type = dataset.get<std::string>("type", "");
+  const bool lane_segments = type == kLaneSegNetDataset;
+  require_camera_inputs(dataset, lane_segments);
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
   const ConfigNode& named = collection != nullptr ? *collection : *ann_file;
-  if (frame_format(spec.location.kind) != FrameFormat::kLaneCenterline) {
+  if (lane_segments && frame_format(spec.location.kind) != FrameFormat::kLaneSegment) {
+    throw input_error(named.where() + ": `" + named.text() + "` names a collection of v1.x " +
+                      "centerline frames; " + kLaneSegNetDataset +
+                      " reads v2.x lane-segment frames (e.g. "
+                      "data_dict_subset_A_train_lanesegnet)");
+  }
+  if (!lane_segments && frame_format(spec.location.kind) != FrameFormat::kLaneCenterline) {
     throw input_error(named.where() + ": `" + named.text() +
                       "` names a collection of v2.x lane-segment frames; the centerline models' "
                       "datasets read v1.x frames (e.g. data_dict_subset_A_train)");
   }
   require_collection_file(spec.location, named, split_key);
-  const std::string type = dataset.get<std::string>("type", "");
+  if (lane_segments) spec.subset = Subset::kA;
   if (type == "OpenLaneV2SubsetADataset" || type == "OpenLaneV2_subset_A_Dataset") {
     spec.subset = Subset::kA;
   }

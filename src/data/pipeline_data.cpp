@@ -77,9 +77,32 @@ std::array<double, 18> compute_can_bus(const Pose& pose) {
   return can_bus;
 }
 
+std::array<std::vector<float>, 3> ped_crossing_as_lane_segment(const Area& crossing) {
+  const std::vector<float>& p = crossing.points;
+  const auto point = [&](int i) {
+    return std::vector<float>{p[3 * i], p[3 * i + 1], p[3 * i + 2]};
+  };
+  // Original behaviour: numpy computes the heading in the points' dtype, float32.
+  const float dx = p[3] - p[0];
+  const float dy = p[4] - p[1];
+  const float heading = std::atan2(dy, dx) * (180.0f / static_cast<float>(kPi));
+  std::vector<float> left, right;
+  for (const auto& [l, r] : heading<-45.0f || heading> 135.0f
+                                ? std::vector<std::pair<int, int>>{{2, 1}, {3, 0}}
+                                : std::vector<std::pair<int, int>>{{0, 3}, {1, 2}}) {
+    const std::vector<float> a = point(l), b = point(r);
+    left.insert(left.end(), a.begin(), a.end());
+    right.insert(right.end(), b.begin(), b.end());
+  }
+  std::vector<float> centerline;
+  for (size_t i = 0; i < left.size(); ++i) centerline.push_back((left[i] + right[i]) / 2.0f);
+  return {centerline, left, right};
+}
+
 PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root) {
   PipelineData data;
-  data.frame_name = frame.split + "/" + frame.segment_id + "/info/" + frame.timestamp + ".json";
+  data.frame_name = frame.split + "/" + frame.segment_id + "/info/" + frame.timestamp +
+                    (frame.format == FrameFormat::kLaneSegment ? "-ls.json" : ".json");
   data.scene_token = frame.segment_id;
   data.sample_idx = frame.timestamp;
   data.data_root = data_root;
@@ -105,6 +128,25 @@ PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root
   data.can_bus = compute_can_bus(frame.pose);
 
   data.annotated = frame.has_annotation;
+  data.frame_format = frame.format;
+  if (frame.format == FrameFormat::kLaneSegment) {
+    for (const LaneSegment& segment : frame.lane_segments) {
+      data.gt_lane_segment_lines.push_back(
+          {segment.centerline, segment.left_laneline, segment.right_laneline});
+      data.gt_lane_labels.push_back(0);
+      data.gt_lane_left_type.push_back(segment.left_laneline_type);
+      data.gt_lane_right_type.push_back(segment.right_laneline_type);
+    }
+    data.gt_areas = frame.areas;
+    data.num_lanes = static_cast<int64_t>(data.gt_lane_segment_lines.size());
+    for (const TrafficElement& element : frame.traffic_elements) {
+      data.gt_te.insert(data.gt_te.end(), {element.x1, element.y1, element.x2, element.y2});
+      data.gt_te_labels.push_back(element.attribute);
+    }
+    data.gt_topology_lclc = frame.topology_lsls;
+    data.gt_topology_lcte = frame.topology_lste;
+    return data;
+  }
   const size_t n = frame.lanes.size();
   data.num_lanes = static_cast<int64_t>(n);
   data.lane_points = n == 0 ? 0 : frame.lanes[0].num_points();

@@ -71,6 +71,11 @@ void append_sample_dump(const Sample& sample, const std::string& split, PthDictI
     add("gt_te_labels", sample.gt_te_labels);
     add("gt_topology_lclc", sample.gt_topology_lclc);
     add("gt_topology_lcte", sample.gt_topology_lcte);
+    for (const auto& [key, tensor] : {std::pair{"gt_lane_left_type", &sample.gt_lane_left_type},
+                                      std::pair{"gt_lane_right_type", &sample.gt_lane_right_type},
+                                      std::pair{"gt_instance_masks", &sample.gt_instance_masks}}) {
+      if (tensor->defined()) add(key, *tensor);
+    }
   }
 }
 

@@ -18,6 +18,7 @@ namespace olv2 {
 // by each transform in turn.
 struct PipelineData {
   std::string frame_name;  // "<split>/<segment>/info/<timestamp>.json", for errors
+  FrameFormat frame_format = FrameFormat::kLaneCenterline;
   std::string scene_token;
   std::string sample_idx;
   std::string data_root;
@@ -64,8 +65,23 @@ struct PipelineData {
   bool gt_lc_parameterized = false;
   std::vector<float> gt_te;  // [k, 4]
   std::vector<int64_t> gt_te_labels;
-  std::vector<int8_t> gt_topology_lclc;
+  std::vector<int8_t> gt_topology_lclc;  // lane segments: [n_segments, n_segments]
   std::vector<int8_t> gt_topology_lcte;
+
+  // Lane segments (v2.x frames): each segment's centerline, left and right boundary ([k, 3]
+  // float32 each, as the collection gives them), each one's label (0 lane segment, 1 crossing)
+  // and boundary line types; LoadAnnotations3DLaneSegment appends the pedestrian crossings of
+  // `gt_areas` as segments of label 1, as LaneSegNet's get_ann_info does. None for v1.x frames.
+  // LaneSegmentParameterize3D turns the lines into `gt_lc`.
+  std::vector<Area> gt_areas;
+  std::vector<std::array<std::vector<float>, 3>> gt_lane_segment_lines;
+  std::vector<int64_t> gt_lane_labels;
+  std::vector<int64_t> gt_lane_left_type;
+  std::vector<int64_t> gt_lane_right_type;
+  // GenerateLaneSegmentMask's instance masks, [num_lanes, mask_h, mask_w] 0/1.
+  std::vector<uint8_t> gt_instance_masks;
+  int64_t mask_h = 0;
+  int64_t mask_w = 0;
 
   // Set by the format bundle and Collect.
   Sample sample;
@@ -75,6 +91,13 @@ struct PipelineData {
 // Builds the pipeline input of a frame as the original dataset does (camera 0
 // must be the front view). Throws an input error naming the frame otherwise.
 PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root);
+
+// LaneSegNet's `ped2lane_segment`: a pedestrian crossing's 5 points (closing on the first) as a
+// lane segment whose left boundary is points 0 -> 1 and right boundary points 3 -> 2, or
+// 2 -> 3 and 1 -> 0 when the heading of 0 -> 1 (in degrees, computed in float32 as the
+// collection's points are) is below -45 or above 135; the centerline is their mean. Lines
+// [2, 3] float32 in the order centerline, left, right.
+std::array<std::vector<float>, 3> ped_crossing_as_lane_segment(const Area& crossing);
 
 // The original's can_bus for a pose (with its quirks, spec §1.4).
 std::array<double, 18> compute_can_bus(const Pose& pose);

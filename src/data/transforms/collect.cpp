@@ -15,7 +15,10 @@ const std::vector<std::string> kKeys = {"img",
                                         "gt_te",
                                         "gt_te_labels",
                                         "gt_topology_lclc",
-                                        "gt_topology_lcte"};
+                                        "gt_topology_lcte",
+                                        "gt_lane_left_type",
+                                        "gt_lane_right_type",
+                                        "gt_instance_masks"};
 const std::vector<std::string> kMetaKeys = {"scene_token",  "sample_idx", "img_paths", "img_shape",
                                             "scale_factor", "pad_shape",  "lidar2img", "can_bus"};
 
@@ -67,10 +70,23 @@ void Collect::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   }
   Sample& s = data.sample;
   if (!keeps("img")) s.img = at::Tensor();
-  at::Tensor* gt[] = {&s.gt_lc,        &s.gt_lc_labels,     &s.gt_te,
-                      &s.gt_te_labels, &s.gt_topology_lclc, &s.gt_topology_lcte};
-  for (size_t i = 0; i < 6; ++i)
+  at::Tensor* gt[] = {&s.gt_lc,
+                      &s.gt_lc_labels,
+                      &s.gt_te,
+                      &s.gt_te_labels,
+                      &s.gt_topology_lclc,
+                      &s.gt_topology_lcte,
+                      &s.gt_lane_left_type,
+                      &s.gt_lane_right_type,
+                      &s.gt_instance_masks};
+  for (size_t i = 0; i + 1 < kKeys.size(); ++i) {
     if (!keeps(kKeys[i + 1])) *gt[i] = at::Tensor();
+  }
+  if (keeps("gt_instance_masks") && data.annotated && !s.gt_instance_masks.defined()) {
+    throw input_error("frame " + data.frame_name +
+                      ": this pipeline collects gt_instance_masks, but no GenerateLaneSegmentMask "
+                      "made them");
+  }
 
   const int64_t n = static_cast<int64_t>(data.lidar2img.size());
   s.lidar2img = at::empty({n, 4, 4}, at::kDouble);

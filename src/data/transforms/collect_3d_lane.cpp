@@ -18,6 +18,9 @@ const std::map<std::string, std::string> kOurNames = {
     {"gt_bboxes", "gt_te"},
     {"gt_labels", "gt_te_labels"},
     {"gt_lane_lcte_adj", "gt_topology_lcte"},
+    {"gt_lane_left_type", "gt_lane_left_type"},
+    {"gt_lane_right_type", "gt_lane_right_type"},
+    {"gt_instance_masks", "gt_instance_masks"},
 };
 
 }  // namespace

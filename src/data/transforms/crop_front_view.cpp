@@ -68,7 +68,10 @@ void CropFrontView::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   std::vector<int64_t> labels;
   for (int64_t b : kept) labels.push_back(data.gt_te_labels[static_cast<size_t>(b)]);
   std::vector<int8_t> lcte;
-  for (int64_t lane = 0; lane < data.num_lanes; ++lane) {
+  // The lanes the relations cover: every centerline, or a frame's lane segments only.
+  const int64_t related =
+      boxes == 0 ? 0 : static_cast<int64_t>(data.gt_topology_lcte.size()) / boxes;
+  for (int64_t lane = 0; lane < related; ++lane) {
     for (int64_t b : kept)
       lcte.push_back(data.gt_topology_lcte[static_cast<size_t>(lane * boxes + b)]);
   }

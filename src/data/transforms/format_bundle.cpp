@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstring>
 #include <opencv2/core.hpp>
 
@@ -14,6 +15,10 @@ namespace {
 template <typename T>
 at::Tensor tensor_from(const std::vector<T>& values, at::IntArrayRef shape, at::ScalarType dtype) {
   at::Tensor out = at::empty(shape, at::TensorOptions().dtype(dtype));
+  if (static_cast<int64_t>(values.size()) != out.numel()) {
+    throw runtime_error("format bundle: " + std::to_string(values.size()) + " values for a [" +
+                        c10::str(shape) + "] tensor");
+  }
   if (!values.empty()) std::memcpy(out.data_ptr(), values.data(), values.size() * sizeof(T));
   return out;
 }
@@ -87,14 +92,33 @@ void FormatBundle::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   s.img = img;
   const int64_t lanes = data.num_lanes;
   const int64_t k = static_cast<int64_t>(data.gt_te_labels.size());
+  const bool segments = data.frame_format == FrameFormat::kLaneSegment;
+  if (segments && data.annotated && !data.gt_lc_parameterized) {
+    throw input_error("frame " + data.frame_name +
+                      ": lane segments are lines of different lengths; LaneSegmentParameterize3D "
+                      "must come before the format bundle");
+  }
   s.gt_lc = data.gt_lc_parameterized
                 ? tensor_from(data.gt_lc, {lanes, data.lane_points * 3}, at::kFloat)
                 : tensor_from(data.gt_lc, {lanes, data.lane_points, 3}, at::kFloat);
-  s.gt_lc_labels = at::zeros({lanes}, at::kLong);
+  s.gt_lc_labels = segments ? tensor_from(data.gt_lane_labels, {lanes}, at::kLong)
+                            : at::zeros({lanes}, at::kLong);
+  // A lane-segment frame's topology covers its lane segments, not the crossings after them.
+  const int64_t related = segments ? static_cast<int64_t>(std::count(data.gt_lane_labels.begin(),
+                                                                     data.gt_lane_labels.end(), 0))
+                                   : lanes;
   s.gt_te = tensor_from(data.gt_te, {k, 4}, at::kFloat);
   s.gt_te_labels = tensor_from(data.gt_te_labels, {k}, at::kLong);
-  s.gt_topology_lclc = tensor_from(data.gt_topology_lclc, {lanes, lanes}, at::kChar);
-  s.gt_topology_lcte = tensor_from(data.gt_topology_lcte, {lanes, k}, at::kChar);
+  s.gt_topology_lclc = tensor_from(data.gt_topology_lclc, {related, related}, at::kChar);
+  s.gt_topology_lcte = tensor_from(data.gt_topology_lcte, {related, k}, at::kChar);
+  if (segments) {
+    s.gt_lane_left_type = tensor_from(data.gt_lane_left_type, {lanes}, at::kLong);
+    s.gt_lane_right_type = tensor_from(data.gt_lane_right_type, {lanes}, at::kLong);
+    if (data.mask_h > 0) {
+      s.gt_instance_masks =
+          tensor_from(data.gt_instance_masks, {lanes, data.mask_h, data.mask_w}, at::kByte);
+    }
+  }
   data.formatted = true;
 }
 

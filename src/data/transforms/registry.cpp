@@ -4,9 +4,12 @@
 #include "olv2/data/transforms/collect_3d_lane.h"
 #include "olv2/data/transforms/crop_front_view.h"
 #include "olv2/data/transforms/format_bundle.h"
+#include "olv2/data/transforms/generate_lane_segment_mask.h"
 #include "olv2/data/transforms/grid_mask.h"
 #include "olv2/data/transforms/lane_parameterize_3d.h"
+#include "olv2/data/transforms/lane_segment_parameterize_3d.h"
 #include "olv2/data/transforms/load_lane_annotations.h"
+#include "olv2/data/transforms/load_lane_segment_annotations.h"
 #include "olv2/data/transforms/load_multiview_images.h"
 #include "olv2/data/transforms/normalize_multiview_images.h"
 #include "olv2/data/transforms/pad_multiview_images.h"
@@ -40,6 +43,10 @@ const Registry<Transform>& transform_registry() {
           {"LaneParameterize3D", TransformRegistry::entry<LaneParameterize3D>()},
           {"CustomFormatBundle3DLane", TransformRegistry::entry<FormatBundle>()},
           {"CustomCollect3D", TransformRegistry::entry<Collect3DLane>()},
+          // LaneSegNet's, with TopoNet's image transforms.
+          {"LoadAnnotations3DLaneSegment", TransformRegistry::entry<LoadLaneSegmentAnnotations>()},
+          {"LaneSegmentParameterize3D", TransformRegistry::entry<LaneSegmentParameterize3D>()},
+          {"GenerateLaneSegmentMask", TransformRegistry::entry<GenerateLaneSegmentMask>()},
       });
   return registry;
 }

@@ -3,11 +3,11 @@
 #include "olv2/config/config_loader.h"
 #include "olv2/data/data_section.h"
 #include "olv2/engine/hooks/checkpoint_hook.h"
+#include "olv2/engine/hooks/training_hooks.h"
 #include "olv2/engine/precision/fp16_section.h"
 #include "olv2/engine/settings/auto_scale_lr.h"
 #include "olv2/engine/settings/engine_options.h"
 #include "olv2/engine/settings/engine_schema.h"
-#include "olv2/engine/hooks/training_hooks.h"
 #include "olv2/models/build.h"
 #include "olv2/solver/lr_scheduler.h"
 #include "olv2/solver/solver_config.h"
@@ -20,7 +20,7 @@ const std::vector<std::string>& informational_keys() {
       "bev_w_",       "method_para",       "img_norm_cfg", "train_pipeline", "test_pipeline",
       "dataset_type", "point_cloud_range", "voxel_size",   "class_names",    "input_modality",
       "queue_length", "num_cams",          "Map_size",     "code_size",      "_ffn_cfg_",
-      "total_epochs", "pts_dim",           "para_method"};
+      "total_epochs", "pts_dim",           "para_method",  "class_nums"};
   return keys;
 }
 

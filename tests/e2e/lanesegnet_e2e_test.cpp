@@ -1,0 +1,82 @@
+// LaneSegNet trained as a user runs it: train_ds on configs/demo_lanesegnet.yaml (LaneSegNet's
+// dataset keys and lane-segment pipeline, the reduced model) on v2.x lane-segment frames of the
+// synthetic generator, and the dataset's refusals of a collection of the other format.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/json_log_records.h"
+#include "support/run_command.h"
+#include "support/synthetic_dataset.h"
+#include "support/temp_files.h"
+#include "support/test_paths.h"
+
+namespace olv2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path demo_config() { return test::source_dir() / "configs/demo_lanesegnet.yaml"; }
+
+// 6 train and 2 val lane-segment frames at the demo's image size, laid out as the demo expects
+// (data/synthetic_ls under the working folder).
+fs::path lanesegnet_workspace() {
+  static const fs::path workspace = [] {
+    const fs::path dir = test::shared_scratch_dir("lanesegnet_e2e");
+    fs::create_directories(dir / "data");
+    const fs::path dataset = test::synthetic_dataset(
+        "lanesegnet_e2e", "--frames 8 --val-frames 2 --seed 5 --format lane-segment");
+    std::error_code ignored;
+    fs::remove(dir / "data/synthetic_ls", ignored);
+    fs::create_directory_symlink(dataset, dir / "data/synthetic_ls");
+    return dir;
+  }();
+  return workspace;
+}
+
+std::string train_ds(const fs::path& work_dir, const std::string& options) {
+  return "cd '" + lanesegnet_workspace().string() + "' && '" +
+         (test::bin_dir() / "train_ds").string() + "' '" + demo_config().string() +
+         "' --work-dir '" + work_dir.string() + "' --threads 1 " + options;
+}
+
+// Three epochs of six frames: every one of the 31 logged losses finite, their sum lower at the
+// end than at the start, and the checkpoint written.
+TEST(LaneSegNetEndToEnd, TrainsOnSyntheticLaneSegmentFrames) {
+  const fs::path work_dir = lanesegnet_workspace() / "work";
+  const auto trained =
+      test::run_command(train_ds(work_dir,
+                                 "--cfg-options runner.max_epochs=3 checkpoint_config.interval=3 "
+                                 "log_config.interval=2"));
+  ASSERT_EQ(trained.exit_status, 0) << trained.output;
+  const auto records = test::json_log_records(work_dir, "train");
+  ASSERT_GE(records.size(), 6u);
+  for (const nlohmann::json& record : records) {
+    int losses = 0;
+    for (const auto& [key, value] : record.items()) {
+      if (key.find("loss") == std::string::npos) continue;
+      EXPECT_TRUE(std::isfinite(value.get<double>())) << key;
+      ++losses;
+    }
+    EXPECT_EQ(losses, 32) << record.dump();  // 31 terms and their sum
+  }
+  EXPECT_LT(records.back().at("loss").get<double>(),
+            0.8 * records.front().at("loss").get<double>());
+  EXPECT_TRUE(fs::exists(work_dir / "epoch_3.pth"));
+}
+
+TEST(LaneSegNetEndToEnd, TheDatasetRefusesCentrelineCollections) {
+  const auto refused = test::run_command(train_ds(
+      lanesegnet_workspace() / "refused",
+      "--cfg-options data.train.ann_file=data/synthetic_ls/data_dict_synthetic_train.pkl"));
+  EXPECT_EQ(refused.exit_status, 2) << refused.output;
+  EXPECT_NE(refused.output.find("data.train.ann_file"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("reads v2.x lane-segment frames"), std::string::npos)
+      << refused.output;
+}
+
+}  // namespace
+}  // namespace olv2
