@@ -88,7 +88,7 @@ struct ProbeFormat {
 
 // By `model.type`. Baseline: forward_test's outputs (rescaled) and the one decoder layer's
 // matchings. BaselineLarge: simple_test's outputs (rescale=False) and every decoder layer's
-// matchings. TopoNet: simple_test's (rescale=False), every layer's matchings.
+// matchings. TopoNet and LaneSegNet: simple_test's (rescale=False), every layer's matchings.
 const std::map<std::string, ProbeFormat>& probe_formats() {
   static const std::map<std::string, ProbeFormat> formats = {
       {"Baseline",
@@ -106,6 +106,14 @@ const std::map<std::string, ProbeFormat>& probe_formats() {
         {"pred_lc.0", "pred_lc.1", "pred_te.0", "pred_te.1"},
         true}},
       {"TopoNet",
+       {"pts_bbox_head",
+        "bbox_head",
+        true,
+        false,
+        {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
+        true}},
+      // No traffic elements: their keys are left out.
+      {"LaneSegNet",
        {"pts_bbox_head",
         "bbox_head",
         true,
@@ -131,21 +139,25 @@ nlohmann::ordered_json probe_detector(olv2::DetectorImpl& model, const olv2::Bat
     const olv2::DetectorLosses result = model.losses_of(*model.forward_outputs(batch), batch);
     out["losses"] = losses_json(result.losses);
     out["total_loss"] = olv2::total_loss(result.losses).item<double>();
-    out["assignments"] = {
-        {format.lane_head, assignments(result.lane_assign, format.every_layer)},
-        {format.te_head, assignments(result.traffic_element_assign, format.every_layer)}};
+    out["assignments"] = {{format.lane_head, assignments(result.lane_assign, format.every_layer)}};
+    if (!result.traffic_element_assign.empty()) {
+      out["assignments"][format.te_head] =
+          assignments(result.traffic_element_assign, format.every_layer);
+    }
   } else {
     const torch::NoGradGuard no_grad;
     const std::shared_ptr<olv2::ForwardOutputs> forward = model.forward_outputs(batch);
     const olv2::FrameTestOutputs r = model.decode_outputs(*forward, batch, format.rescale).at(0);
-    out["outputs"] = {{format.outputs[0], nested(r.lc.objects)},
-                      {format.outputs[1], nested(r.lc.scores)},
-                      {format.outputs[2], nested(r.te.objects)},
-                      {format.outputs[3], nested(r.te.scores)}};
+    const std::array<const at::Tensor*, 4> decoded = {&r.lc.objects, &r.lc.scores, &r.te.objects,
+                                                      &r.te.scores};
+    out["outputs"] = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < decoded.size(); ++i) {
+      if (decoded[i]->defined()) out["outputs"][format.outputs[i]] = nested(*decoded[i]);
+    }
     // The original's flat [B, bev_h * bev_w, C].
     if (format.with_bev) out["outputs"]["new_prev_bev"] = nested(forward->next_prev_bev());
-    out["outputs"]["pred_topology_lclc"] = nested(r.lclc);
-    out["outputs"]["pred_topology_lcte"] = nested(r.lcte);
+    if (r.lclc.defined()) out["outputs"]["pred_topology_lclc"] = nested(r.lclc);
+    if (r.lcte.defined()) out["outputs"]["pred_topology_lcte"] = nested(r.lcte);
   }
   return out;
 }
@@ -194,7 +206,7 @@ nlohmann::ordered_json probe(const Arguments& args) {
   const auto format = probe_formats().find(type);
   if (format == probe_formats().end()) {
     throw input_error(args.config.string() + ": probe_model has no record format for `" + type +
-                      "` (Baseline, BaselineLarge, TopoNet)");
+                      "` (Baseline, BaselineLarge, TopoNet, LaneSegNet)");
   }
   return probe_detector(*model, batch, train, format->second);
 }

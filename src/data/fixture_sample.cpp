@@ -49,14 +49,19 @@ at::Tensor frame_images(const std::map<std::string, at::Tensor>& tensors,
 
 // Each ground-truth key under the original forward_train's argument name, then the older
 // fixtures' name.
-const std::array<std::pair<const char*, const char*>, 6> kGroundTruthKeys = {{
+const std::array<std::pair<const char*, const char*>, 9> kGroundTruthKeys = {{
     {"gt_lanes_3d", "gt_lc"},
     {"gt_lane_labels_3d", "gt_lc_labels"},
     {"gt_bboxes", "gt_te"},
     {"gt_labels", "gt_te_labels"},
     {"gt_lane_adj", "gt_topology_lclc"},
     {"gt_lane_lcte_adj", "gt_topology_lcte"},
+    // Lane segments (LaneSegNet's forward_train) only.
+    {"gt_lane_left_type", "gt_lane_left_type"},
+    {"gt_lane_right_type", "gt_lane_right_type"},
+    {"gt_instance_masks", "gt_instance_masks"},
 }};
+constexpr size_t kFirstLaneSegmentKey = 6;
 
 }  // namespace
 
@@ -107,6 +112,15 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
     throw input_error(file.string() + ": key `crop_shape`: " + std::to_string(crop_shape.size(0)) +
                       " frames, `img` has " + std::to_string(count));
   }
+  // Whether frame b has `name` (kGroundTruthKeys) under either of its names.
+  const auto has = [&](size_t name, int64_t b) {
+    for (const char* key : {kGroundTruthKeys[name].first, kGroundTruthKeys[name].second}) {
+      if (t.count(std::string(key) + "." + std::to_string(b)) || (count == 1 && t.count(key))) {
+        return true;
+      }
+    }
+    return false;
+  };
   // Frame b's `name` (kGroundTruthKeys), as `<name>.<b>`, or `<name>` in a one-frame file.
   const auto gt = [&](size_t name, int64_t b, int64_t dims) {
     for (const char* key : {kGroundTruthKeys[name].first, kGroundTruthKeys[name].second}) {
@@ -139,12 +153,23 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
     batch.metas.push_back(meta);
     batch.indices.push_back(b);
     if (with_gt) {
+      // Lane-segment frames have line types and instance masks, and traffic elements only where
+      // the file gives them.
+      const bool segments = has(kFirstLaneSegmentKey + 2, b);
+      const auto optional = [&](size_t name, int64_t dims) {
+        return segments && !has(name, b) ? at::Tensor() : gt(name, b, dims);
+      };
       batch.gt_lc.push_back(gt(0, b, 2));
       batch.gt_lc_labels.push_back(gt(1, b, 1));
-      batch.gt_te.push_back(gt(2, b, 2));
-      batch.gt_te_labels.push_back(gt(3, b, 1));
+      batch.gt_te.push_back(optional(2, 2));
+      batch.gt_te_labels.push_back(optional(3, 1));
       batch.gt_topology_lclc.push_back(gt(4, b, 2));
-      batch.gt_topology_lcte.push_back(gt(5, b, 2));
+      batch.gt_topology_lcte.push_back(optional(5, 2));
+      if (segments) {
+        batch.gt_lane_left_type.push_back(gt(kFirstLaneSegmentKey, b, 1));
+        batch.gt_lane_right_type.push_back(gt(kFirstLaneSegmentKey + 1, b, 1));
+        batch.gt_instance_masks.push_back(gt(kFirstLaneSegmentKey + 2, b, 3));
+      }
     }
   }
   return batch;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "lanesegnet_fixture.h"
 #include "model_fixture.h"
 #include "olv2/util/pth/pth_file.h"
 #include "support/run_command.h"
@@ -150,12 +151,13 @@ TEST(ProbeModel, LargeTestModeWritesTheOriginalOutputs) {
   expect_probe_outputs(load_json(out).at("outputs"), load_tensor_dict(outputs_path));
 }
 
-// Frame 0 of the TopoNet fixture as its original forward_train receives it: `img` with a queue of
-// one, the metas as tensors, the ground truth under forward_train's names; `zero_ego_motion`: as
-// its forward_test sees a first frame.
-void write_toponet_probe_input(const std::filesystem::path& file, bool zero_ego_motion) {
+// Frame 0 of a fixture as its original forward_train receives it: `img` with a queue of one, the
+// metas as tensors, the ground truth `gt_keys` of `extra` (the fixture's inputs.pt) under
+// forward_train's names; `zero_ego_motion`: as its forward_test sees a first frame.
+void write_probe_input(const std::filesystem::path& file, const std::filesystem::path& extra_file,
+                       const std::vector<std::string>& gt_keys, bool zero_ego_motion) {
   const TensorMap frames = load_tensor_dict(source_dir() / "tests/data/gradients/two_frames.pt");
-  const TensorMap extra = load_tensor_dict(toponet_data("inputs.pt"));
+  const TensorMap extra = load_tensor_dict(extra_file);
   NamedTensors input;
   input.emplace_back("img", at_key(frames, "img").narrow(0, 0, 1).unsqueeze(1));
   for (const std::string key : {"lidar2img", "img_shape", "pad_shape", "scale_factor"}) {
@@ -170,11 +172,15 @@ void write_toponet_probe_input(const std::filesystem::path& file, bool zero_ego_
   for (const std::string key : {"crop_shape", "lidar2global_rotation"}) {
     input.emplace_back(key, at_key(extra, key).narrow(0, 0, 1));
   }
-  for (const std::string key : {"gt_lanes_3d", "gt_lane_labels_3d", "gt_lane_adj",
-                                "gt_lane_lcte_adj", "gt_bboxes", "gt_labels"}) {
-    input.emplace_back(key + ".0", at_key(extra, key + ".0"));
-  }
+  for (const std::string& key : gt_keys) input.emplace_back(key + ".0", at_key(extra, key + ".0"));
   write_pth(file, to_pth_value(input));
+}
+
+void write_toponet_probe_input(const std::filesystem::path& file, bool zero_ego_motion) {
+  write_probe_input(file, toponet_data("inputs.pt"),
+                    {"gt_lanes_3d", "gt_lane_labels_3d", "gt_lane_adj", "gt_lane_lcte_adj",
+                     "gt_bboxes", "gt_labels"},
+                    zero_ego_motion);
 }
 
 // probe_model drives TopoNet through the detector interface in every mode, from a forward_train
@@ -244,6 +250,73 @@ TEST(ProbeModel, ProbesTopoNetInEveryMode) {
       run_app("probe_model", config + " --mode state-dict --out " + (dir / "shapes.json").string());
   ASSERT_EQ(shapes.exit_status, 0) << shapes.output;
   EXPECT_EQ(load_json(dir / "shapes.json").size(), 905u);
+}
+
+// probe_model drives LaneSegNet through the detector interface in every mode, from an input file
+// with its original forward_train's names (the line types and instance masks included).
+TEST(ProbeModel, ProbesLaneSegNetInEveryMode) {
+  LOAD_TOPONET_SHARED_WEIGHTS(shared);
+  const auto dir = scratch_dir("probe_lanesegnet");
+  write_pth(dir / "state_dict.pt",
+            to_pth_value(module_state_dict(*lanesegnet_fixture_model(shared))));
+  const std::vector<std::string> gt_keys = {"gt_lanes_3d",        "gt_lane_labels_3d",
+                                            "gt_lane_adj",        "gt_lane_left_type",
+                                            "gt_lane_right_type", "gt_instance_masks"};
+  write_probe_input(dir / "train.pt", lanesegnet_data("inputs.pt"), gt_keys, false);
+  write_probe_input(dir / "test.pt", lanesegnet_data("inputs.pt"), gt_keys, true);
+  const std::string config = (source_dir() / "configs/fixtures/lanesegnet_reduced.yaml").string();
+  const auto probe = [&](const std::string& mode, const std::string& input,
+                         const std::string& extra = "") {
+    return run_app("probe_model", config + " --state-dict " + (dir / "state_dict.pt").string() +
+                                      " --input " + (dir / input).string() + " --out " +
+                                      (dir / (mode + ".out")).string() + " --mode " + mode + extra);
+  };
+
+  const CommandResult train = probe("train", "train.pt");
+  ASSERT_EQ(train.exit_status, 0) << train.output;
+  const nlohmann::json trained = load_json(dir / "train.out");
+  expect_probe_losses(trained, load_json(lanesegnet_data("one_frame_losses.json")));
+  const TensorMap recorded = load_tensor_dict(lanesegnet_data("one_frame_outputs.pt"));
+  const nlohmann::json& layers = trained.at("assignments").at("pts_bbox_head");
+  ASSERT_EQ(layers.size(), 6u);
+  EXPECT_FALSE(trained.at("assignments").contains("bbox_head"));
+  for (size_t layer = 0; layer < layers.size(); ++layer) {
+    for (const std::string field : {"pos_inds", "pos_assigned_gt_inds"}) {
+      const std::string name = "assign.lane." + std::to_string(layer) + ".0." + field;
+      const std::vector<int64_t> ours = layers.at(layer).at(field);
+      EXPECT_EQ(ours, probe_indices(at_key(recorded, name).to(torch::kLong).contiguous())) << name;
+    }
+  }
+
+  const CommandResult test = probe("test", "test.pt");
+  ASSERT_EQ(test.exit_status, 0) << test.output;
+  const nlohmann::json outputs = load_json(dir / "test.out").at("outputs");
+  const TensorMap expected = load_tensor_dict(lanesegnet_data("test_outputs.pt"));
+  for (const auto& [ours, theirs] :
+       {std::pair<std::string, std::string>{"pred_lc.lanes", "test.lane.lanes"},
+        {"pred_topology_lclc", "test.lsls"}}) {
+    const at::Tensor reference = at_key(expected, theirs);
+    expect_close(
+        torch::tensor(probe_flat_values(outputs.at(ours)), torch::kDouble).view(reference.sizes()),
+        reference, ours);
+  }
+  // Per query the two classes' probabilities; the original decodes their maximum.
+  const at::Tensor scores = at_key(expected, "test.lane.scores");
+  expect_close(
+      std::get<0>(torch::tensor(probe_flat_values(outputs.at("pred_lc.scores")), torch::kDouble)
+                      .view({scores.size(0), 2})
+                      .max(1)),
+      scores, "pred_lc.scores");
+  EXPECT_FALSE(outputs.contains("pred_te.scores"));
+
+  const CommandResult grads = probe(
+      "grads", "train.pt", " --compare-with " + lanesegnet_data("one_frame_gradients.pt").string());
+  EXPECT_EQ(grads.exit_status, 0) << grads.output;
+
+  const CommandResult shapes =
+      run_app("probe_model", config + " --mode state-dict --out " + (dir / "shapes.json").string());
+  ASSERT_EQ(shapes.exit_status, 0) << shapes.output;
+  EXPECT_EQ(load_json(dir / "shapes.json").size(), 639u);
 }
 
 TEST(ProbeModel, BadInputsExitWithStatusTwoAndOneLine) {
