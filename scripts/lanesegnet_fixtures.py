@@ -42,12 +42,11 @@ import math
 import os
 import re
 import sys
-import tarfile
 import tempfile
 
 from original_gradients import FIXTURES, ORIGINAL, REFERENCE, ROOT, compact
 from toponet_fixtures import (REDUCED_BEV, REDUCED_DIM, REDUCED_FFN_DIM, REDUCED_QUERIES,
-                              SHARED_PREFIXES, WEIGHTS_RULE, check_large_parts,
+                              SHARED_PREFIXES, WEIGHTS_RULE, check_large_parts, extracted,
                               formula_checksum, formula_weights, library_versions,
                               load_fixture_weights, meta, plain, record_matchings,
                               reduce_large_parts, tensor, z_rotation, zero_dropout)
@@ -136,14 +135,8 @@ def parse_args():
 
 
 def lanesegnet_root():
-    """The extracted archive (a folder holding LaneSegNet/), extracted first when missing."""
-    marker = os.path.join(LANESEGNET_DIR, '.extracted')
-    if not os.path.isfile(marker):
-        os.makedirs(LANESEGNET_DIR, exist_ok=True)
-        with tarfile.open(LANESEGNET_SOURCES) as archive:
-            archive.extractall(LANESEGNET_DIR)
-        open(marker, 'w').close()
-    return LANESEGNET_DIR
+    """The extracted archive (a folder holding LaneSegNet/)."""
+    return extracted(LANESEGNET_SOURCES, LANESEGNET_DIR)
 
 
 def import_original():

@@ -114,15 +114,20 @@ def parse_args():
     return ap.parse_args()
 
 
-def toponet_root():
-    """The extracted archive (a folder holding TopoNet/), extracted first when missing."""
-    marker = os.path.join(TOPONET_DIR, '.extracted')
+def extracted(sources, directory):
+    """`directory` holding the archive `sources` extracted, extracted first when missing."""
+    marker = os.path.join(directory, '.extracted')
     if not os.path.isfile(marker):
-        os.makedirs(TOPONET_DIR, exist_ok=True)
-        with tarfile.open(TOPONET_SOURCES) as archive:
-            archive.extractall(TOPONET_DIR)
+        os.makedirs(directory, exist_ok=True)
+        with tarfile.open(sources) as archive:
+            archive.extractall(directory)
         open(marker, 'w').close()
-    return TOPONET_DIR
+    return directory
+
+
+def toponet_root():
+    """The extracted archive (a folder holding TopoNet/)."""
+    return extracted(TOPONET_SOURCES, TOPONET_DIR)
 
 
 def import_original():

@@ -129,6 +129,10 @@ PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root
 
   data.annotated = frame.has_annotation;
   data.frame_format = frame.format;
+  for (const TrafficElement& element : frame.traffic_elements) {
+    data.gt_te.insert(data.gt_te.end(), {element.x1, element.y1, element.x2, element.y2});
+    data.gt_te_labels.push_back(element.attribute);
+  }
   if (frame.format == FrameFormat::kLaneSegment) {
     for (const LaneSegment& segment : frame.lane_segments) {
       data.gt_lane_segment_lines.push_back(
@@ -139,10 +143,6 @@ PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root
     }
     data.gt_areas = frame.areas;
     data.num_lanes = static_cast<int64_t>(data.gt_lane_segment_lines.size());
-    for (const TrafficElement& element : frame.traffic_elements) {
-      data.gt_te.insert(data.gt_te.end(), {element.x1, element.y1, element.x2, element.y2});
-      data.gt_te_labels.push_back(element.attribute);
-    }
     data.gt_topology_lclc = frame.topology_lsls;
     data.gt_topology_lcte = frame.topology_lste;
     return data;
@@ -153,10 +153,6 @@ PipelineData make_pipeline_data(const Frame& frame, const std::string& data_root
   data.gt_lc.reserve(n * data.lane_points * 3);
   for (const LaneCenterline& lane : frame.lanes)
     data.gt_lc.insert(data.gt_lc.end(), lane.points.begin(), lane.points.end());
-  for (const TrafficElement& element : frame.traffic_elements) {
-    data.gt_te.insert(data.gt_te.end(), {element.x1, element.y1, element.x2, element.y2});
-    data.gt_te_labels.push_back(element.attribute);
-  }
   data.gt_topology_lclc = frame.topology_lclc;
   data.gt_topology_lcte = frame.topology_lcte;
   return data;

@@ -8,7 +8,16 @@
 
 namespace olv2 {
 
-std::shared_ptr<const Transform> LaneParameterize3D::from_config(const ConfigNode& node) {
+Schema fix_pts_interp_schema() {
+  Schema para = Schema::map();
+  para.optional("n_points", Schema::integer());
+  return Schema::map()
+      .required("type", Schema::string())
+      .required("method", Schema::string())
+      .optional("method_para", para);
+}
+
+int64_t fix_pts_interp_points(const ConfigNode& node) {
   const ConfigNode& method = node.at("method");
   if (method.as_string() != "fix_pts_interp") {
     throw input_error(method.where() + ": unknown method `" + method.as_string() +
@@ -18,17 +27,14 @@ std::shared_ptr<const Transform> LaneParameterize3D::from_config(const ConfigNod
   if (const ConfigNode* para = node.find("method_para"))
     n_points = para->get<int64_t>("n_points", n_points);
   if (n_points < 2) throw input_error(node.at("method_para").where() + ": n_points must be >= 2");
-  return std::make_shared<LaneParameterize3D>(n_points);
+  return n_points;
 }
 
-Schema LaneParameterize3D::schema() {
-  Schema para = Schema::map();
-  para.optional("n_points", Schema::integer());
-  return Schema::map()
-      .required("type", Schema::string())
-      .required("method", Schema::string())
-      .optional("method_para", para);
+std::shared_ptr<const Transform> LaneParameterize3D::from_config(const ConfigNode& node) {
+  return std::make_shared<LaneParameterize3D>(fix_pts_interp_points(node));
 }
+
+Schema LaneParameterize3D::schema() { return fix_pts_interp_schema(); }
 
 void LaneParameterize3D::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   if (data.gt_lc_parameterized) {

@@ -4,31 +4,16 @@
 #include <vector>
 
 #include "olv2/data/polyline_resample.h"
+#include "olv2/data/transforms/lane_parameterize_3d.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
 
 std::shared_ptr<const Transform> LaneSegmentParameterize3D::from_config(const ConfigNode& node) {
-  const ConfigNode& method = node.at("method");
-  if (method.as_string() != "fix_pts_interp") {
-    throw input_error(method.where() + ": unknown method `" + method.as_string() +
-                      "` (the original implements fix_pts_interp only)");
-  }
-  int64_t n_points = 11;
-  if (const ConfigNode* para = node.find("method_para"))
-    n_points = para->get<int64_t>("n_points", n_points);
-  if (n_points < 2) throw input_error(node.at("method_para").where() + ": n_points must be >= 2");
-  return std::make_shared<LaneSegmentParameterize3D>(n_points);
+  return std::make_shared<LaneSegmentParameterize3D>(fix_pts_interp_points(node));
 }
 
-Schema LaneSegmentParameterize3D::schema() {
-  Schema para = Schema::map();
-  para.optional("n_points", Schema::integer());
-  return Schema::map()
-      .required("type", Schema::string())
-      .required("method", Schema::string())
-      .optional("method_para", para);
-}
+Schema LaneSegmentParameterize3D::schema() { return fix_pts_interp_schema(); }
 
 void LaneSegmentParameterize3D::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   if (data.frame_format != FrameFormat::kLaneSegment) {

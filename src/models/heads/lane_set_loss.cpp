@@ -48,6 +48,17 @@ double reduced(const std::function<double(double)>& reduce_mean, double value) {
 
 }  // namespace
 
+std::vector<double> read_code_weights(const ConfigNode& head, int64_t code_size) {
+  const ConfigNode* node = head.find("code_weights");
+  if (node == nullptr) return std::vector<double>(static_cast<size_t>(code_size), 1.0);
+  std::vector<double> weights = node->as_vector<double>();
+  if (static_cast<int64_t>(weights.size()) != code_size) {
+    throw input_error(node->where() + ": " + std::to_string(weights.size()) +
+                      " code_weights for code_size " + std::to_string(code_size));
+  }
+  return weights;
+}
+
 AssignResult assign_lane_set(const LaneSetLossSettings& settings, const at::Tensor& cls_scores,
                              const at::Tensor& lanes, const at::Tensor& gt_lanes,
                              const at::Tensor& gt_labels) {

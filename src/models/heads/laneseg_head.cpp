@@ -186,14 +186,7 @@ LaneSegHeadOptions LaneSegHeadOptions::from_config(const ConfigNode& section) {
                       " is not 3 lines of points_num " + std::to_string(t.points_num) +
                       " points of pts_dim " + std::to_string(o.pts_dim));
   }
-  o.code_weights = section.find("code_weights") != nullptr
-                       ? section.at("code_weights").as_vector<double>()
-                       : std::vector<double>(static_cast<size_t>(o.code_size), 1.0);
-  if (static_cast<int64_t>(o.code_weights.size()) != o.code_size) {
-    throw input_error(section.at("code_weights").where() + ": " +
-                      std::to_string(o.code_weights.size()) + " code_weights for code_size " +
-                      std::to_string(o.code_size));
-  }
+  o.code_weights = read_code_weights(section, o.code_size);
 
   const Registry<Loss>& losses = loss_registry();
   o.loss_cls = read_for_kind(losses, section, "loss_cls", PredictionKind::kClassScores,

@@ -6,6 +6,7 @@
 #include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/heads/lane_branches.h"
 #include "olv2/models/heads/lane_regression.h"
+#include "olv2/models/heads/lane_set_loss.h"
 #include "olv2/models/layers/deformable_detr_transformer.h"
 #include "olv2/models/layers/multi_scale_deformable_attention.h"
 #include "olv2/models/layers/transformer_layer_config.h"
@@ -52,13 +53,10 @@ LcDeformableDetrHeadOptions LcDeformableDetrHeadOptions::from_config(const Confi
   require_flag(section, "with_shared_param", false, "every decoder layer has its own branches");
   require_flag(section, "as_two_stage", false, "the original's configs never use two stages");
   o.code_size = section.at("code_size").as_int();
-  o.code_weights = section.find("code_weights") != nullptr
-                       ? section.at("code_weights").as_vector<double>()
-                       : std::vector<double>(static_cast<size_t>(o.code_size), 1.0);
-  if (static_cast<int64_t>(o.code_weights.size()) != o.code_size || o.code_size % 3 != 0) {
-    throw input_error(section.at("code_size").where() +
-                      ": code_size must be a multiple of 3 with one code weight each");
+  if (o.code_size % 3 != 0) {
+    throw input_error(section.at("code_size").where() + ": code_size must be a multiple of 3");
   }
+  o.code_weights = read_code_weights(section, o.code_size);
   o.pc_range = fixed_numbers<6>(section.at("pc_range"));
 
   const ConfigNode& transformer = section.at("transformer");

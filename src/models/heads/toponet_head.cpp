@@ -86,14 +86,7 @@ TopoNetHeadOptions TopoNetHeadOptions::from_config(const ConfigNode& section) {
                       std::to_string(o.code_size) + " is not a whole number of points of pts_dim " +
                       std::to_string(o.pts_dim));
   }
-  o.code_weights = section.find("code_weights") != nullptr
-                       ? section.at("code_weights").as_vector<double>()
-                       : std::vector<double>(static_cast<size_t>(o.code_size), 1.0);
-  if (static_cast<int64_t>(o.code_weights.size()) != o.code_size) {
-    throw input_error(section.at("code_weights").where() + ": " +
-                      std::to_string(o.code_weights.size()) + " code_weights for code_size " +
-                      std::to_string(o.code_size));
-  }
+  o.code_weights = read_code_weights(section, o.code_size);
   o.num_reg_fcs = section.get<int64_t>("num_reg_fcs", o.num_reg_fcs);
   o.sync_cls_avg_factor = section.get<bool>("sync_cls_avg_factor", o.sync_cls_avg_factor);
   require_flag(section.at("bbox_coder"), "denormalize", false, "the lanes are regressed in metres");

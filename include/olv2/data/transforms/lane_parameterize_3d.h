@@ -26,4 +26,11 @@ class LaneParameterize3D : public Transform {
   int64_t n_points_;
 };
 
+// The keys TopoNet's LaneParameterize3D and LaneSegNet's LaneSegmentParameterize3D share:
+// `method` (fix_pts_interp, the only one the originals implement) and `method_para.n_points`.
+Schema fix_pts_interp_schema();
+// Their `method_para.n_points` (11 when absent); an input error naming the key for another
+// method or fewer than 2 points.
+int64_t fix_pts_interp_points(const ConfigNode& node);
+
 }  // namespace olv2

@@ -9,6 +9,7 @@
 
 #include "olv2/assign/assign_result.h"
 #include "olv2/assign/assigner.h"
+#include "olv2/config/config_node.h"
 #include "olv2/losses/loss.h"
 
 namespace olv2 {
@@ -22,6 +23,10 @@ struct LaneSetLossSettings {
   bool sync_cls_avg_factor = false;
   at::Tensor code_weights;  // [code_size]
 };
+
+// A lane head's `code_weights` key: one weight per regressed value, ones when absent; an input
+// error naming the key when there are not `code_size` of them.
+std::vector<double> read_code_weights(const ConfigNode& head, int64_t code_size);
 
 // The settings of a lane head whose options have the fields above by the same names.
 template <typename HeadOptions>
