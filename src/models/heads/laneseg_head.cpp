@@ -12,6 +12,7 @@
 #include "olv2/losses/focal_loss.h"
 #include "olv2/losses/l1_loss.h"
 #include "olv2/models/heads/lane_branches.h"
+#include "olv2/models/heads/lane_set_loss.h"
 #include "olv2/models/layers/ffn.h"
 #include "olv2/models/layers/transformer_layer_config.h"
 #include "olv2/util/error.h"
