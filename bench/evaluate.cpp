@@ -157,7 +157,7 @@ int run(const BenchOptions& options) {
     std::printf("%-36s %10.2f %10.2f\n", step.name, step.wall_s, step.cpu_s);
     steps[step.name] = {{"wall_s", step.wall_s}, {"cpu_s", step.cpu_s}};
   }
-  std::printf("OLS %.4f DET_l %.4f DET_t %.4f TOP_ll %.4f TOP_lt %.4f\n", metrics.ols,
+  std::printf("OLS %.4f DET_l %.4f DET_t %.4f TOP_ll %.4f TOP_lt %.4f\n", metrics.score,
               metrics.det_l, metrics.det_t, metrics.top_ll, metrics.top_lt);
   nlohmann::ordered_json json = {{"bench", "evaluate"},
                                  {"frames", gt.size()},
@@ -168,7 +168,7 @@ int run(const BenchOptions& options) {
                                  {"threads", std::thread::hardware_concurrency()},
                                  {"results_mb", results_mb},
                                  {"steps", steps},
-                                 {"OLS", metrics.ols}};
+                                 {"OLS", metrics.score}};
   std::printf("%s\n", json.dump().c_str());
   fs::remove_all(options.work_dir);
   return 0;

@@ -30,12 +30,13 @@ bash scripts/install_deps.sh \
   libtorch-dev libopenblas0-openmp \
   libgmock-dev \
   python3-torch python3-numpy python3-scipy python3-yaml python3-iso3166 python3-opencv \
-  python3-tqdm python3-matplotlib \
+  python3-tqdm python3-matplotlib python3-shapely \
   slurm-wlm munge \
   "$@"
 
 # The official OpenLane-V2 devkit, the test oracle of `evaluate` (tests/oracle/): its releases
-# 1.1.0 (tag v1.1.0, file for file) and 1.0.0 (tag v1.0.0), each in its own folder, in a second
+# 1.1.0 (tag v1.1.0, file for file) and 1.0.0 (tag v1.0.0) for lane centerlines and 2.1.0 for
+# lane segments (its collect needs shapely, from Debian), each in its own folder, in a second
 # virtual environment on Debian's Python, whose numpy 1.x is the devkit's era (the devkit pins
 # numpy < 1.24; PyTorch's .venv has numpy 2, whose percentile rounding, which the v1.0 metrics
 # use, changed in 2.0.1). Its other imports come from Debian (scipy, opencv, tqdm, iso3166) and
@@ -46,13 +47,14 @@ if [ ! -x "$devkit_env/bin/python" ]; then
   /usr/bin/python3 -m venv --system-site-packages "$devkit_env"
 fi
 if "$devkit_env/bin/python" -c "import similaritymeasures, ortools" 2>/dev/null &&
-  [ -d "$devkit_env/devkit-1.1.0/openlanev2" ] && [ -d "$devkit_env/devkit-1.0.0/openlanev2" ]; then
-  echo "install_test_deps: the OpenLane-V2 devkit 1.1.0 and 1.0.0 already in $devkit_env"
+  [ -d "$devkit_env/devkit-1.1.0/openlanev2" ] && [ -d "$devkit_env/devkit-1.0.0/openlanev2" ] &&
+  [ -d "$devkit_env/devkit-2.1.0/openlanev2" ]; then
+  echo "install_test_deps: the OpenLane-V2 devkit 1.1.0, 1.0.0 and 2.1.0 already in $devkit_env"
 else
-  echo "install_test_deps: installing the OpenLane-V2 devkit 1.1.0 and 1.0.0 into $devkit_env"
+  echo "install_test_deps: installing the OpenLane-V2 devkit 1.1.0, 1.0.0 and 2.1.0 into $devkit_env"
   "$devkit_env/bin/pip" install --quiet --progress-bar off similaritymeasures==1.5.0 \
     ortools==9.5.2237
-  for version in 1.1.0 1.0.0; do
+  for version in 1.1.0 1.0.0 2.1.0; do
     "$devkit_env/bin/pip" install --quiet --progress-bar off --no-deps --upgrade \
       --target "$devkit_env/devkit-$version" "openlanev2==$version"
   done

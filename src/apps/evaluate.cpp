@@ -1,6 +1,8 @@
 // evaluate: scores predictions (a results JSON or a submission pickle) against OpenLane-V2 ground
 // truth (the info files of a collection or the devkit's ground-truth pickle) with the official
-// centerline metrics (DET_l, DET_t, TOP_ll, TOP_lt, OLS, F-Score) of the devkit's v1.1 or v1.0.
+// metrics of its task: lane centerlines (DET_l, DET_t, TOP_ll, TOP_lt, OLS, F-Score) of the
+// devkit's v1.1 or v1.0, or lane segments (DET_l, DET_a, DET_t, TOP_ll, TOP_lt, UniScore) of the
+// devkit 2.x, with LaneSegNet's own numbers when the frames are LaneSegNet's collection.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -94,7 +96,9 @@ int run(const Arguments& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Score a results file with the official OpenLane-V2 centerline metrics."};
+  CLI::App app{
+      "Score a results file with the official OpenLane-V2 metrics of its task (lane centerlines "
+      "or lane segments)."};
   Arguments args;
   olv2::add_split_options(app, args.dataset, "score", /*split_required=*/true,
                           /*frame_limit=*/true);
@@ -108,8 +112,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--out", args.out, "write the metrics as JSON to this file too");
   app.add_option("--metric-version", args.metric_version,
-                 "the devkit's TOP definitions: v1.1 (tag v1.1.0) or v1.0 (tag v1.0.0) (default: "
-                 "the config's evaluation.metric_version, else v1.1)")
+                 "lane centerlines: the devkit's TOP definitions, v1.1 (tag v1.1.0) or v1.0 (tag "
+                 "v1.0.0) (default: the config's evaluation.metric_version, else v1.1)")
       ->check(CLI::IsMember({"v1.1", "v1.0"}));
   if (const auto status = olv2::parse_command_line(app, "evaluate", argc, argv)) return *status;
   return olv2::guarded_main("evaluate", [&] { return run(args); });

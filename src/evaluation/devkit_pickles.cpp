@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "olv2/data/frame.h"
@@ -173,32 +174,101 @@ std::string id_of(const Field& instance) {
   id.fail(std::string("expected an int or a str, got ") + id.value().kind_name());
 }
 
+Polyline polyline_of(const Field& points, std::size_t min_points) {
+  const std::vector<float> values = points.matrix(-1, 3, "(n, 3)");
+  if (values.size() < 3 * min_points) {
+    points.fail("expected at least " + std::to_string(min_points) + " point(s)");
+  }
+  Polyline line;
+  for (std::size_t k = 0; k < values.size(); k += 3) {
+    line.push_back({values[k], values[k + 1], values[k + 2]});
+  }
+  return line;
+}
+
+int index_of(const Field& field, int64_t first, std::size_t count, const std::string& what) {
+  const int64_t v = field.integer();
+  if (v < first || v >= first + static_cast<int64_t>(count)) {
+    field.fail(std::to_string(v) + " is not " + what + ", expected " + std::to_string(first) +
+               ".." + std::to_string(first + static_cast<int64_t>(count) - 1));
+  }
+  return static_cast<int>(v);
+}
+
+int line_type_of(const Field& field) {
+  return index_of(field, 0, kLaneLineTypeNames.size(), "a line type (0 none, 1 solid, 2 dash)");
+}
+
+int area_category_of(const Field& field) {
+  return index_of(field, 1, kAreaCategoryNames.size(),
+                  "an area category (1 pedestrian crossing, 2 road boundary)");
+}
+
+std::string shape(const char* rows, const char* cols, int64_t n, int64_t m) {
+  return std::string("(#") + rows + ", #" + cols + ") = (" + std::to_string(n) + ", " +
+         std::to_string(m) + ")";
+}
+
+// The devkit 1.x checks ids across a frame's objects; the 2.x evaluation checks none, and
+// LaneSegNet numbers lane segments and traffic elements alike, so v2.x ids are unique per list.
+class FrameIds {
+ public:
+  explicit FrameIds(bool per_list) : per_list_(per_list) {}
+  void add(const Field& instance, const std::string& list) {
+    if (!ids_[per_list_ ? list : ""].insert(id_of(instance)).second) {
+      instance.at("id").fail("ids are not unique in the frame");
+    }
+  }
+
+ private:
+  bool per_list_;
+  std::map<std::string, std::set<std::string>> ids_;
+};
+
 FramePrediction prediction_of_frame(const FrameId& frame, const Field& entry) {
   const Field predictions = entry.at("predictions");
   FramePrediction prediction;
   prediction.frame = frame;
-  std::set<std::string> ids;
-  const auto unique_id = [&](const Field& instance) {
-    if (!ids.insert(id_of(instance)).second)
-      instance.at("id").fail("ids are not unique in the frame");
-  };
-  const Field lanes = predictions.at("lane_centerline");
+  const bool segments = predictions.has("lane_segment");
+  if (segments && predictions.has("lane_centerline")) {
+    predictions.fail("holds both `lane_centerline` (v1.x) and `lane_segment` (v2.x)");
+  }
+  FrameIds ids(segments);
+  const char* lane_list = segments ? "lane_segment" : "lane_centerline";
+  const Field lanes = predictions.at(lane_list);
   for (std::size_t i = 0; i < lanes.list().size(); ++i) {
     const Field lane = lanes.element(i);
-    unique_id(lane);
-    const std::vector<float> points = lane.at("points").matrix(-1, 3, "(n, 3)");
-    if (points.empty()) lane.at("points").fail("expected at least one point");
+    ids.add(lane, lane_list);
     LanePrediction out;
-    for (std::size_t k = 0; k < points.size(); k += 3) {
-      out.points.push_back({points[k], points[k + 1], points[k + 2]});
+    if (segments) {
+      out.points = polyline_of(lane.at("centerline"), 1);
+      out.left_laneline = polyline_of(lane.at("left_laneline"), 1);
+      out.right_laneline = polyline_of(lane.at("right_laneline"), 1);
+      out.left_laneline_type = line_type_of(lane.at("left_laneline_type"));
+      out.right_laneline_type = line_type_of(lane.at("right_laneline_type"));
+    } else {
+      out.points = polyline_of(lane.at("points"), 1);
     }
     out.confidence = lane.at("confidence").number();
     prediction.lanes.push_back(std::move(out));
   }
+  if (segments) {
+    prediction.format = FrameFormat::kLaneSegment;
+    const Field areas = predictions.at("area");
+    for (std::size_t k = 0; k < areas.list().size(); ++k) {
+      const Field area = areas.element(k);
+      ids.add(area, "area");
+      AreaPrediction out;
+      out.category = area_category_of(area.at("category"));
+      out.points = polyline_of(area.at("points"), 1);
+      out.confidence = area.at("confidence").number();
+      prediction.areas.push_back(std::move(out));
+    }
+  }
   const Field elements = predictions.at("traffic_element");
   for (std::size_t j = 0; j < elements.list().size(); ++j) {
     const Field element = elements.element(j);
-    unique_id(element);
+    ids.add(element, "traffic_element");
     const std::vector<float> box = element.at("points").matrix(2, 2, "(2, 2)");
     if (!(box[0] <= box[2] && box[1] <= box[3])) {
       element.at("points").fail("expected [[x1, y1], [x2, y2]] with x1 <= x2 and y1 <= y2");
@@ -211,14 +281,10 @@ FramePrediction prediction_of_frame(const FrameId& frame, const Field& entry) {
   }
   const auto n = static_cast<int64_t>(prediction.lanes.size());
   const auto m = static_cast<int64_t>(prediction.traffic_elements.size());
-  prediction.topology_lclc = predictions.at("topology_lclc")
-                                 .matrix(n, n,
-                                         "(#lane_centerline, #lane_centerline) = (" +
-                                             std::to_string(n) + ", " + std::to_string(n) + ")");
-  prediction.topology_lcte = predictions.at("topology_lcte")
-                                 .matrix(n, m,
-                                         "(#lane_centerline, #traffic_element) = (" +
-                                             std::to_string(n) + ", " + std::to_string(m) + ")");
+  prediction.topology_lclc = predictions.at(segments ? "topology_lsls" : "topology_lclc")
+                                 .matrix(n, n, shape(lane_list, lane_list, n, n));
+  prediction.topology_lcte = predictions.at(segments ? "topology_lste" : "topology_lcte")
+                                 .matrix(n, m, shape(lane_list, "traffic_element", n, m));
   return prediction;
 }
 
@@ -244,34 +310,40 @@ FrameGroundTruth ground_truth_of_frame(const FrameId& frame, const Field& info) 
   const Field annotation = info.at("annotation");
   FrameGroundTruth gt;
   gt.frame = frame;
-  const Field lanes = annotation.at("lane_centerline");
+  const bool segments = annotation.has("lane_segment");
+  const Field lanes = annotation.at(segments ? "lane_segment" : "lane_centerline");
   for (std::size_t i = 0; i < lanes.list().size(); ++i) {
-    const std::vector<float> points = lanes.element(i).at("points").matrix(-1, 3, "(n, 3)");
-    if (points.size() < 6) lanes.element(i).at("points").fail("expected at least 2 points");
-    Polyline lane;
-    for (std::size_t k = 0; k < points.size(); k += 3) {
-      lane.push_back({points[k], points[k + 1], points[k + 2]});
+    const Field lane = lanes.element(i);
+    if (!segments) {
+      gt.lanes.push_back(polyline_of(lane.at("points"), 2));
+      continue;
     }
-    gt.lanes.push_back(std::move(lane));
+    gt.lanes.push_back(polyline_of(lane.at("centerline"), 2));
+    gt.left_lanelines.push_back(polyline_of(lane.at("left_laneline"), 2));
+    gt.right_lanelines.push_back(polyline_of(lane.at("right_laneline"), 2));
+  }
+  if (segments) {
+    gt.format = FrameFormat::kLaneSegment;
+    const Field areas = annotation.at("area");
+    for (std::size_t k = 0; k < areas.list().size(); ++k) {
+      gt.areas.push_back(polyline_of(areas.element(k).at("points"), 2));
+      gt.area_categories.push_back(area_category_of(areas.element(k).at("category")));
+    }
   }
   const Field elements = annotation.at("traffic_element");
   for (std::size_t j = 0; j < elements.list().size(); ++j) {
     const Field element = elements.element(j);
     const std::vector<float> box = element.at("points").matrix(2, 2, "(2, 2)");
     gt.traffic_element_boxes.push_back({box[0], box[1], box[2], box[3]});
-    const int64_t attribute = element.at("attribute").integer();
-    if (attribute < 0 || attribute >= kTrafficElementClasses) {
-      element.at("attribute")
-          .fail(std::to_string(attribute) + " is not a traffic element class, expected 0..12");
-    }
-    gt.traffic_element_attributes.push_back(static_cast<int>(attribute));
+    gt.traffic_element_attributes.push_back(
+        index_of(element.at("attribute"), 0, kTrafficElementClasses, "a traffic element class"));
   }
   const auto n = static_cast<int64_t>(gt.lanes.size());
   const auto m = static_cast<int64_t>(gt.traffic_element_boxes.size());
-  gt.topology_lclc = zero_one_matrix(annotation.at("topology_lclc"), n, n,
-                                     "(" + std::to_string(n) + ", " + std::to_string(n) + ")");
-  gt.topology_lcte = zero_one_matrix(annotation.at("topology_lcte"), n, m,
-                                     "(" + std::to_string(n) + ", " + std::to_string(m) + ")");
+  gt.topology_lclc = zero_one_matrix(annotation.at(segments ? "topology_lsls" : "topology_lclc"), n,
+                                     n, "(" + std::to_string(n) + ", " + std::to_string(n) + ")");
+  gt.topology_lcte = zero_one_matrix(annotation.at(segments ? "topology_lste" : "topology_lcte"), n,
+                                     m, "(" + std::to_string(n) + ", " + std::to_string(m) + ")");
   return gt;
 }
 

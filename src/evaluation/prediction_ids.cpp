@@ -17,4 +17,9 @@ int64_t traffic_element_prediction_id(const FramePrediction& prediction, std::si
   return first + static_cast<int64_t>(element);
 }
 
+int64_t area_prediction_id(const FramePrediction& prediction, std::size_t area) {
+  return traffic_element_prediction_id(prediction, prediction.traffic_elements.size()) +
+         static_cast<int64_t>(area);
+}
+
 }  // namespace olv2

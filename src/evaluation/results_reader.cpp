@@ -1,5 +1,6 @@
 #include "olv2/evaluation/results_reader.h"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -99,13 +100,31 @@ class FrameParser {
     prediction.frame = std::move(frame);
     const Json& predictions = member(value, "predictions", "");
     if (!predictions.is_object()) fail("predictions", "expected an object");
-    parse_lanes(member(predictions, "lane_centerline", "predictions."), prediction);
+    const bool centerlines = predictions.contains("lane_centerline");
+    const bool segments = predictions.contains("lane_segment");
+    if (centerlines == segments) {
+      fail("predictions", centerlines
+                              ? "holds both `lane_centerline` (v1.x) and `lane_segment` "
+                                "(v2.x); a frame predicts one task"
+                              : "missing `lane_centerline` (v1.x) or `lane_segment` (v2.x)");
+    }
+    std::string lanes = "lc";
+    if (segments) {
+      lanes = "ls";
+      prediction.format = FrameFormat::kLaneSegment;
+      parse_lane_segments(member(predictions, "lane_segment", "predictions."), prediction);
+      parse_areas(member(predictions, "area", "predictions."), prediction);
+    } else {
+      parse_lanes(member(predictions, "lane_centerline", "predictions."), prediction);
+    }
     parse_elements(member(predictions, "traffic_element", "predictions."), prediction);
     const std::size_t n = prediction.num_lanes();
+    const std::string lane_lane = "topology_" + lanes + lanes;
+    const std::string lane_element = "topology_" + lanes + "te";
     prediction.topology_lclc =
-        matrix(member(predictions, "topology_lclc", "predictions."), n, n, "topology_lclc");
-    prediction.topology_lcte = matrix(member(predictions, "topology_lcte", "predictions."), n,
-                                      prediction.num_traffic_elements(), "topology_lcte");
+        matrix(member(predictions, lane_lane.c_str(), "predictions."), n, n, lane_lane);
+    prediction.topology_lcte = matrix(member(predictions, lane_element.c_str(), "predictions."), n,
+                                      prediction.num_traffic_elements(), lane_element);
     return prediction;
   }
 
@@ -135,9 +154,33 @@ class FrameParser {
     return value.get<long long>();
   }
 
-  void unique_id(const Json& value, const std::string& path) {
+  // v1.x ids are unique among all of a frame's objects, v2.x ids within each list (LaneSegNet
+  // numbers lane segments and traffic elements alike from 20000).
+  void unique_id(const Json& value, const std::string& path, const std::string& list) {
     const long long id = integer(value, path);
-    if (!ids_.insert(id).second) fail(path, "id " + std::to_string(id) + " is used twice");
+    if (!ids_[list].insert(id).second) fail(path, "id " + std::to_string(id) + " is used twice");
+  }
+
+  std::vector<std::array<float, 3>> polyline(const Json& points, const std::string& path) const {
+    if (!points.is_array() || points.empty()) fail(path, "expected n >= 1 points");
+    std::vector<std::array<float, 3>> parsed(points.size());
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const auto point_path = [&] { return path + "[" + std::to_string(k) + "]"; };
+      if (!points[k].is_array() || points[k].size() != 3) fail(point_path(), "expected [x, y, z]");
+      for (std::size_t d = 0; d < 3; ++d) parsed[k][d] = number(points[k][d], point_path);
+    }
+    return parsed;
+  }
+
+  int index(const Json& value, const std::string& path, int first, std::size_t count,
+            const std::string& what) const {
+    const long long v = integer(value, path);
+    if (v < first || v >= first + static_cast<long long>(count)) {
+      fail(path, std::to_string(v) + " is not " + what + ", expected an integer in [" +
+                     std::to_string(first) + ", " +
+                     std::to_string(first + static_cast<long long>(count)) + ")");
+    }
+    return static_cast<int>(v);
   }
 
   void parse_lanes(const Json& lanes, FramePrediction& prediction) {
@@ -147,20 +190,54 @@ class FrameParser {
       const std::string path = "lane_centerline[" + std::to_string(i) + "]";
       const Json& lane = lanes[i];
       LanePrediction parsed;
-      unique_id(member(lane, "id", path + "."), path + ".id");
-      const Json& points = member(lane, "points", path + ".");
-      if (!points.is_array() || points.empty()) fail(path + ".points", "expected n >= 1 points");
-      parsed.points.resize(points.size());
-      for (std::size_t k = 0; k < points.size(); ++k) {
-        const auto point_path = [&] { return path + ".points[" + std::to_string(k) + "]"; };
-        if (!points[k].is_array() || points[k].size() != 3) {
-          fail(point_path(), "expected [x, y, z]");
-        }
-        for (std::size_t d = 0; d < 3; ++d) parsed.points[k][d] = number(points[k][d], point_path);
-      }
+      unique_id(member(lane, "id", path + "."), path + ".id", "");
+      parsed.points = polyline(member(lane, "points", path + "."), path + ".points");
       parsed.confidence =
           number(member(lane, "confidence", path + "."), [&] { return path + ".confidence"; });
       prediction.lanes.push_back(std::move(parsed));
+    }
+  }
+
+  void parse_lane_segments(const Json& lanes, FramePrediction& prediction) {
+    if (!lanes.is_array()) fail("lane_segment", "expected a list");
+    prediction.lanes.reserve(lanes.size());
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      const std::string path = "lane_segment[" + std::to_string(i) + "]";
+      const Json& lane = lanes[i];
+      LanePrediction parsed;
+      unique_id(member(lane, "id", path + "."), path + ".id", "lane_segment");
+      parsed.points = polyline(member(lane, "centerline", path + "."), path + ".centerline");
+      parsed.left_laneline =
+          polyline(member(lane, "left_laneline", path + "."), path + ".left_laneline");
+      parsed.right_laneline =
+          polyline(member(lane, "right_laneline", path + "."), path + ".right_laneline");
+      parsed.left_laneline_type =
+          index(member(lane, "left_laneline_type", path + "."), path + ".left_laneline_type", 0,
+                kLaneLineTypeNames.size(), "a line type (0 none, 1 solid, 2 dash)");
+      parsed.right_laneline_type =
+          index(member(lane, "right_laneline_type", path + "."), path + ".right_laneline_type", 0,
+                kLaneLineTypeNames.size(), "a line type (0 none, 1 solid, 2 dash)");
+      parsed.confidence =
+          number(member(lane, "confidence", path + "."), [&] { return path + ".confidence"; });
+      prediction.lanes.push_back(std::move(parsed));
+    }
+  }
+
+  void parse_areas(const Json& areas, FramePrediction& prediction) {
+    if (!areas.is_array()) fail("area", "expected a list");
+    prediction.areas.reserve(areas.size());
+    for (std::size_t i = 0; i < areas.size(); ++i) {
+      const std::string path = "area[" + std::to_string(i) + "]";
+      const Json& area = areas[i];
+      AreaPrediction parsed;
+      unique_id(member(area, "id", path + "."), path + ".id", "area");
+      parsed.category = index(member(area, "category", path + "."), path + ".category", 1,
+                              kAreaCategoryNames.size(),
+                              "an area category (1 pedestrian crossing, 2 road boundary)");
+      parsed.points = polyline(member(area, "points", path + "."), path + ".points");
+      parsed.confidence =
+          number(member(area, "confidence", path + "."), [&] { return path + ".confidence"; });
+      prediction.areas.push_back(std::move(parsed));
     }
   }
 
@@ -171,7 +248,8 @@ class FrameParser {
       const std::string path = "traffic_element[" + std::to_string(j) + "]";
       const Json& element = elements[j];
       TrafficElementPrediction parsed;
-      unique_id(member(element, "id", path + "."), path + ".id");
+      unique_id(member(element, "id", path + "."), path + ".id",
+                prediction.format == FrameFormat::kLaneSegment ? "traffic_element" : "");
       parsed.attribute =
           static_cast<int>(integer(member(element, "attribute", path + "."), path + ".attribute"));
       const Json& points = member(element, "points", path + ".");
@@ -212,7 +290,7 @@ class FrameParser {
   }
 
   std::string where_;
-  std::set<long long> ids_;
+  std::map<std::string, std::set<long long>> ids_;  // by list, "" for every v1.x list
 };
 
 // Streams the top level of the results file: metadata members are checked and dropped, each frame

@@ -1,5 +1,6 @@
 #include "olv2/evaluation/results_writer.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -36,27 +37,79 @@ class JsonText {
   std::string text_;
 };
 
+void write_polyline(JsonText& out, const std::vector<std::array<float, 3>>& points,
+                    const char* what) {
+  out.raw('[');
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    out.raw(k ? ", [" : "[");
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (d) out.raw(", ");
+      out.number(points[k][d], what);
+    }
+    out.raw(']');
+  }
+  out.raw(']');
+}
+
+void require_points(const FramePrediction& prediction, const char* what, std::size_t index,
+                    const std::vector<std::array<float, 3>>& points) {
+  if (points.empty()) {
+    throw runtime_error("results: frame " + prediction.frame.key() + ": " + what + " " +
+                        std::to_string(index) + " has no points");
+  }
+}
+
 void write_lanes(JsonText& out, const FramePrediction& prediction) {
   out.raw("\"lane_centerline\": [");
   for (std::size_t i = 0; i < prediction.lanes.size(); ++i) {
     const LanePrediction& lane = prediction.lanes[i];
-    if (lane.points.empty()) {
-      throw runtime_error("results: frame " + prediction.frame.key() + ": lane " +
-                          std::to_string(i) + " has no points");
-    }
+    require_points(prediction, "lane", i, lane.points);
     out.raw(i ? ", {\"id\": " : "{\"id\": ");
     out.integer(lane_prediction_id(i));
-    out.raw(", \"points\": [");
-    for (std::size_t k = 0; k < lane.points.size(); ++k) {
-      out.raw(k ? ", [" : "[");
-      for (std::size_t d = 0; d < 3; ++d) {
-        if (d) out.raw(", ");
-        out.number(lane.points[k][d], "a lane point");
-      }
-      out.raw(']');
-    }
-    out.raw("], \"confidence\": ");
+    out.raw(", \"points\": ");
+    write_polyline(out, lane.points, "a lane point");
+    out.raw(", \"confidence\": ");
     out.number(lane.confidence, "a lane confidence");
+    out.raw('}');
+  }
+  out.raw(']');
+}
+
+void write_lane_segments(JsonText& out, const FramePrediction& prediction) {
+  out.raw("\"lane_segment\": [");
+  for (std::size_t i = 0; i < prediction.lanes.size(); ++i) {
+    const LanePrediction& lane = prediction.lanes[i];
+    require_points(prediction, "lane segment", i, lane.points);
+    require_points(prediction, "lane segment (left laneline)", i, lane.left_laneline);
+    require_points(prediction, "lane segment (right laneline)", i, lane.right_laneline);
+    out.raw(i ? ", {\"id\": " : "{\"id\": ");
+    out.integer(lane_prediction_id(i));
+    out.raw(", \"centerline\": ");
+    write_polyline(out, lane.points, "a centerline point");
+    out.raw(", \"left_laneline\": ");
+    write_polyline(out, lane.left_laneline, "a laneline point");
+    out.raw(", \"right_laneline\": ");
+    write_polyline(out, lane.right_laneline, "a laneline point");
+    out.raw(", \"left_laneline_type\": ");
+    out.integer(lane.left_laneline_type);
+    out.raw(", \"right_laneline_type\": ");
+    out.integer(lane.right_laneline_type);
+    out.raw(", \"confidence\": ");
+    out.number(lane.confidence, "a lane segment confidence");
+    out.raw('}');
+  }
+  out.raw("], \"area\": [");
+  for (std::size_t k = 0; k < prediction.areas.size(); ++k) {
+    const AreaPrediction& area = prediction.areas[k];
+    require_points(prediction, "area", k, area.points);
+    out.raw(k ? ", {\"id\": " : "{\"id\": ");
+    out.integer(area_prediction_id(prediction, k));
+    out.raw(", \"category\": ");
+    out.integer(area.category);
+    out.raw(", \"points\": ");
+    write_polyline(out, area.points, "an area point");
+    out.raw(", \"confidence\": ");
+    out.number(area.confidence, "an area confidence");
     out.raw('}');
   }
   out.raw(']');
@@ -111,15 +164,21 @@ std::string frame_text(const FramePrediction& prediction) {
   JsonText out(prediction.frame);
   out.string(prediction.frame.key());
   out.raw(": {\"predictions\": {");
-  write_lanes(out, prediction);
+  const bool segments = prediction.format == FrameFormat::kLaneSegment;
+  if (segments) {
+    write_lane_segments(out, prediction);
+  } else {
+    write_lanes(out, prediction);
+  }
   out.raw(", ");
   write_traffic_elements(out, prediction);
   out.raw(", ");
   const std::size_t n = prediction.num_lanes();
-  write_matrix(out, prediction, "topology_lclc", prediction.topology_lclc, n, n);
+  write_matrix(out, prediction, segments ? "topology_lsls" : "topology_lclc",
+               prediction.topology_lclc, n, n);
   out.raw(", ");
-  write_matrix(out, prediction, "topology_lcte", prediction.topology_lcte, n,
-               prediction.num_traffic_elements());
+  write_matrix(out, prediction, segments ? "topology_lste" : "topology_lcte",
+               prediction.topology_lcte, n, prediction.num_traffic_elements());
   out.raw("}}");
   return out.text();
 }

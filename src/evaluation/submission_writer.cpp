@@ -2,7 +2,9 @@
 
 #include <ATen/ATen.h>
 
+#include <array>
 #include <cmath>
+#include <string>
 
 #include "olv2/evaluation/prediction_ids.h"
 #include "olv2/util/error.h"
@@ -35,16 +37,26 @@ class FrameWriter {
     out_.string("predictions");
     out_.op(P::kEmptyDict);
     out_.op(P::kMark);
-    out_.string("lane_centerline");
-    write_lanes();
+    const bool segments = prediction_.format == FrameFormat::kLaneSegment;
+    if (segments) {
+      out_.string("lane_segment");
+      write_lane_segments();
+      out_.string("area");
+      write_areas();
+    } else {
+      out_.string("lane_centerline");
+      write_lanes();
+    }
     out_.string("traffic_element");
     write_traffic_elements();
     const std::size_t n = prediction_.num_lanes();
     const std::size_t m = prediction_.num_traffic_elements();
-    out_.string("topology_lclc");
-    write_matrix(prediction_.topology_lclc, n, n, "topology_lclc");
-    out_.string("topology_lcte");
-    write_matrix(prediction_.topology_lcte, n, m, "topology_lcte");
+    const char* lane_lane = segments ? "topology_lsls" : "topology_lclc";
+    const char* lane_element = segments ? "topology_lste" : "topology_lcte";
+    out_.string(lane_lane);
+    write_matrix(prediction_.topology_lclc, n, n, lane_lane);
+    out_.string(lane_element);
+    write_matrix(prediction_.topology_lcte, n, m, lane_element);
     out_.op(P::kSetItems);
     out_.op(P::kSetItem);  // {'predictions': ...}
     out_.op(P::kSetItem);  // results[key] = that
@@ -87,6 +99,62 @@ class FrameWriter {
                               {static_cast<int64_t>(lane.points.size()), 3}, "a lane point"));
       out_.string("confidence");
       confidence(lane.confidence, "a lane confidence");
+      out_.op(P::kSetItems);
+    }
+    out_.op(P::kAppends);
+  }
+
+  void polyline(const std::vector<std::array<float, 3>>& points, const std::string& what) {
+    if (points.empty()) fail(what + " has no points");
+    emit_numpy_array(out_,
+                     finite_floats(points.front().data(), {static_cast<int64_t>(points.size()), 3},
+                                   (what + ": a point").c_str()));
+  }
+
+  void write_lane_segments() {
+    out_.op(P::kEmptyList);
+    if (prediction_.lanes.empty()) return;
+    out_.op(P::kMark);
+    for (std::size_t i = 0; i < prediction_.lanes.size(); ++i) {
+      const LanePrediction& lane = prediction_.lanes[i];
+      const std::string what = "lane segment " + std::to_string(i);
+      out_.op(P::kEmptyDict);
+      out_.op(P::kMark);
+      out_.string("id");
+      out_.integer(lane_prediction_id(i));
+      out_.string("centerline");
+      polyline(lane.points, what + " centerline");
+      out_.string("left_laneline");
+      polyline(lane.left_laneline, what + " left_laneline");
+      out_.string("right_laneline");
+      polyline(lane.right_laneline, what + " right_laneline");
+      out_.string("left_laneline_type");
+      out_.integer(lane.left_laneline_type);
+      out_.string("right_laneline_type");
+      out_.integer(lane.right_laneline_type);
+      out_.string("confidence");
+      confidence(lane.confidence, "a lane segment confidence");
+      out_.op(P::kSetItems);
+    }
+    out_.op(P::kAppends);
+  }
+
+  void write_areas() {
+    out_.op(P::kEmptyList);
+    if (prediction_.areas.empty()) return;
+    out_.op(P::kMark);
+    for (std::size_t k = 0; k < prediction_.areas.size(); ++k) {
+      const AreaPrediction& area = prediction_.areas[k];
+      out_.op(P::kEmptyDict);
+      out_.op(P::kMark);
+      out_.string("id");
+      out_.integer(area_prediction_id(prediction_, k));
+      out_.string("category");
+      out_.integer(area.category);
+      out_.string("points");
+      polyline(area.points, "area " + std::to_string(k));
+      out_.string("confidence");
+      confidence(area.confidence, "an area confidence");
       out_.op(P::kSetItems);
     }
     out_.op(P::kAppends);

@@ -22,10 +22,16 @@ constexpr int kGap = 10;
 
 std::string scores_line(const Frame& frame, const FramePrediction& prediction) {
   const EvaluationMetrics m = evaluate({ground_truth_from_frame(frame)}, {prediction});
-  char line[160];
-  std::snprintf(line, sizeof(line),
-                "OLS %.3f   DET_l %.3f   DET_t %.3f   TOP_ll %.3f   TOP_lt %.3f", m.ols, m.det_l,
-                m.det_t, m.top_ll, m.top_lt);
+  std::string line;
+  for (const auto& [name, value] : headline_metrics(m)) {
+    if (name == "F-Score" || name == "mAP" || name == "AP_ls" || name == "AP_ped" ||
+        name == "TOP_lsls") {
+      continue;
+    }
+    char part[48];
+    std::snprintf(part, sizeof(part), "%s%s %.3f", line.empty() ? "" : "   ", name.c_str(), value);
+    line += part;
+  }
   return line;
 }
 

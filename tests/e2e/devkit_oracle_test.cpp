@@ -1,6 +1,8 @@
-// Our `evaluate` against the official OpenLane-V2 devkit (releases 1.1.0 and 1.0.0, installed by
-// scripts/install_test_deps.sh into .venv-devkit): random ground truth of both subsets and random
-// predictions, every metric equal within 1e-6 (tests/oracle/devkit_oracle.py).
+// Our `evaluate` against the official OpenLane-V2 devkit (releases 1.1.0 and 1.0.0 for lane
+// centerlines, 2.1.0 for lane segments, installed by scripts/install_test_deps.sh into
+// .venv-devkit) and LaneSegNet's own evaluation: random ground truth of both subsets and random
+// predictions, every metric equal within 1e-6 (tests/oracle/devkit_oracle.py,
+// tests/oracle/devkit_lanesegment_oracle.py).
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -53,6 +55,32 @@ INSTANTIATE_TEST_SUITE_P(Versions, DevkitOracle,
                            return std::string(info.param.metric_version[3] == '1' ? "V1_1"
                                                                                   : "V1_0");
                          });
+
+TEST(DevkitLaneSegmentOracle, EveryMetricEqualsTheDevkitsAndLaneSegNetsOnRandomCases) {
+  const fs::path environment = test::source_dir() / ".venv-devkit";
+  const fs::path devkit = environment / "devkit-2.1.0";
+  if (!fs::exists(environment / "bin" / "python") || !fs::exists(devkit / "openlanev2")) {
+    if (test::running_in_ci())
+      FAIL() << devkit << " missing under CI (scripts/install_test_deps.sh)";
+    GTEST_SKIP() << devkit << " missing (scripts/install_test_deps.sh installs it)";
+  }
+  const fs::path original = test::reference_dir();
+  const fs::path lanesegnet_sources =
+      original.empty() ? fs::path() : original.parent_path() / "lanesegnet" / "sources.tar.xz";
+  if (lanesegnet_sources.empty() || !fs::exists(lanesegnet_sources)) {
+    if (test::running_in_ci()) FAIL() << "LaneSegNet's sources missing under CI";
+    GTEST_SKIP() << "LaneSegNet's sources (shared/reference/lanesegnet) missing";
+  }
+  const test::CommandResult run = test::run_command(test::shell_words(
+      {(environment / "bin" / "python").string(),
+       (test::source_dir() / "tests" / "oracle" / "devkit_lanesegment_oracle.py").string(),
+       devkit.string(), lanesegnet_sources.string(), (test::bin_dir() / "evaluate").string(),
+       test::scratch_dir("devkit_lanesegment_oracle").string(), "--cases", "16"}));
+  EXPECT_EQ(run.exit_status, 0) << run.output;
+  EXPECT_NE(run.output.find("compared 16 cases, 0 differ"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("subset A"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("subset B"), std::string::npos) << run.output;
+}
 
 }  // namespace
 }  // namespace olv2

@@ -1,11 +1,13 @@
 #pragma once
 // What a detector predicts for one OpenLane-V2 frame, as the results file stores it and evaluation
-// reads it.
+// reads it: v1.x lane centerlines, or v2.x lane segments and areas.
 #include <array>
 #include <cstddef>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "olv2/data/frame.h"
 
 namespace olv2 {
 
@@ -31,11 +33,25 @@ struct FrameId {
   }
 };
 
-// One predicted lane centerline: an ordered polyline in ego metres (x forward,
-// y left, z up), in driving direction. The detectors write 11 points (their
-// Bézier curve at t = 0, 0.1, ..., 1); evaluation accepts any number >= 1.
+// One predicted lane: an ordered polyline in ego metres (x forward, y left, z up), in driving
+// direction. v1.x: the lane centerline (the detectors write 11 points, their Bézier curve at
+// t = 0, 0.1, ..., 1). v2.x: the lane segment's centerline, with its left and right boundaries
+// and their line types (kLaneLineTypeNames); LaneSegNet writes 10 points per line. Evaluation
+// accepts any number of points >= 1.
 struct LanePrediction {
   std::vector<std::array<float, 3>> points;
+  float confidence = 0.0f;
+  std::vector<std::array<float, 3>> left_laneline;   // v2.x only
+  std::vector<std::array<float, 3>> right_laneline;  // v2.x only
+  int left_laneline_type = 0;                        // v2.x only
+  int right_laneline_type = 0;                       // v2.x only
+};
+
+// One predicted area (v2.x): a pedestrian crossing or a road boundary (`category`, from 1:
+// kAreaCategoryNames), an ordered polyline in ego metres.
+struct AreaPrediction {
+  std::vector<std::array<float, 3>> points;
+  int category = static_cast<int>(kPedestrianCrossing);
   float confidence = 0.0f;
 };
 
@@ -49,10 +65,13 @@ struct TrafficElementPrediction {
 
 // Everything a detector predicts for one frame; exactly what the results file
 // stores. Topology matrices are row-major probabilities in [0, 1]; an edge
-// counts when > 0.5.
+// counts when > 0.5. In v2.x (`format` kLaneSegment) `lanes` are the lane segments and the two
+// matrices are the devkit's `topology_lsls` and `topology_lste`.
 struct FramePrediction {
   FrameId frame;
+  FrameFormat format = FrameFormat::kLaneCenterline;
   std::vector<LanePrediction> lanes;
+  std::vector<AreaPrediction> areas;  // v2.x only
   std::vector<TrafficElementPrediction> traffic_elements;
   std::vector<float> topology_lclc;  // [N * N], [i][j]: lane i's end connects to lane j's start
   std::vector<float> topology_lcte;  // [N * M], [i][j]: traffic element j governs lane i

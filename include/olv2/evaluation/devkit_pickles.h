@@ -21,12 +21,15 @@ namespace olv2 {
 // ISO 3166 country, `results` a dict of dicts with `predictions`, both instance lists with
 // `id`, `points` and `confidence` (and `attribute`), lane points (n, 3) and boxes (2, 2) arrays,
 // ids unique within a frame, topology arrays (N, N) and (N, M)), each broken one an input error
-// naming the file, the frame and the rule. The frames come back in file order.
+// naming the file, the frame and the rule. v2.x lane-segment frames (`lane_segment`, `area`,
+// `topology_lsls`, `topology_lste`, as the devkit 2.x evaluation reads them) are read alike, their
+// ids unique within each list. The frames come back in file order.
 std::vector<FramePrediction> read_submission_file(const std::filesystem::path& path);
 
 // The ground-truth collection (`data_dict_subset_A_val.pkl` as the devkit's preprocess.py
 // writes it: {(split, segment_id, timestamp): info with numpy arrays}, lane points already
-// subsampled): the annotated frames of `split` in file order. A frame of the split without
+// subsampled), or the devkit 2.x's lane-segment collection (`*_ls.pkl`): the annotated frames of
+// `split` in file order. A frame of the split without
 // `annotation`, or one whose arrays do not fit (lane points (n, 3), boxes (2, 2), attributes
 // 0..12, topology (N, N) and (N, M) of 0/1), is an input error naming it.
 std::vector<FrameGroundTruth> read_ground_truth_file(const std::filesystem::path& path,

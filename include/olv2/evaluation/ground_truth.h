@@ -2,6 +2,7 @@
 // The annotation of a frame as the official evaluator sees it, and loading it for a whole split.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,24 @@ namespace olv2 {
 
 struct Frame;
 
-// The annotation of one frame as the official evaluator sees it: lane points already subsampled
-// (every 20th point outside train), float32 coordinates, int8 topology.
+// The annotation of one frame as the official evaluator sees it: float32 coordinates, int8
+// topology. v1.x: lane centerlines already subsampled (every 20th point outside train). v2.x
+// (`format` kLaneSegment): `lanes` are the lane segments' centerlines, with their boundaries
+// beside them, and the topology matrices are `topology_lsls` and `topology_lste`; lines at 10
+// points and areas at 20, as the devkit's `lanesegment` collection resamples them.
 struct FrameGroundTruth {
   FrameId frame;
+  FrameFormat format = FrameFormat::kLaneCenterline;
   std::vector<Polyline> lanes;
+  std::vector<Polyline> left_lanelines;   // v2.x, one per lane
+  std::vector<Polyline> right_lanelines;  // v2.x, one per lane
+  std::vector<Polyline> areas;            // v2.x
+  std::vector<int> area_categories;       // v2.x, one per area: 1 crossing, 2 road boundary
+  // v2.x, LaneSegNet's own evaluation (its `format_openlanev2_gt`): the pedestrian crossings only,
+  // each as its first edge (corners 0, 1) then its third (corners 2, 3), both resampled to 10
+  // points. Present when the frames were read with their areas as annotated (LaneSegNet's
+  // collection), which the rule needs.
+  std::optional<std::vector<Polyline>> lanesegnet_crossings;
   std::vector<Box> traffic_element_boxes;
   std::vector<int> traffic_element_attributes;
   std::vector<std::int8_t> topology_lclc;  // [N * N], row-major
@@ -29,7 +43,10 @@ struct FrameGroundTruth {
 };
 
 // The evaluation view of a frame read by the data layer (its point interval already applied).
-FrameGroundTruth ground_truth_from_frame(const Frame& frame);
+// v2.x frames read as annotated (`kind` kLaneSegNet) get their areas resampled to 20 points as the
+// devkit's collection does, and `lanesegnet_crossings`.
+FrameGroundTruth ground_truth_from_frame(const Frame& frame,
+                                         CollectionKind kind = CollectionKind::kCenterline);
 
 // Ground truth of every frame of `split` in a collection, in collection order, with the official
 // preprocessing (every 20th lane point for every split but train). Reads only the info JSON files.

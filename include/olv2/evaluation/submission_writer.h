@@ -21,6 +21,12 @@ namespace olv2 {
 //        'topology_lclc': float32 (N, N),
 //        'topology_lcte': float32 (N, M)}}}}
 //
+// and, for v2.x lane-segment frames, the devkit 2.x's members in place of the lanes and topology:
+//   'lane_segment': [{'id': int, 'centerline', 'left_laneline', 'right_laneline': float32 (n, 3),
+//                     'left_laneline_type', 'right_laneline_type': int, 'confidence': float32}],
+//   'area': [{'id': int, 'category': int, 'points': float32 (n, 3), 'confidence': float32}],
+//   'topology_lsls': float32 (N, N), 'topology_lste': float32 (N, M)
+//
 // Frames in the given order, ids as in results files (prediction_ids.h), confidences numpy
 // float32 scalars; matrices keep their shape when a frame has no lanes or no traffic elements
 // ((0, 0), (0, M), (N, 0)). Empty metadata members are left out (submission_metadata_problems()

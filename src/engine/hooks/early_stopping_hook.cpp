@@ -6,6 +6,7 @@
 #include "olv2/engine/logging/python_format.h"
 #include "olv2/engine/logging/train_log.h"
 #include "olv2/engine/train_context.h"
+#include "olv2/evaluation/evaluator.h"
 #include "olv2/util/collective.h"
 #include "olv2/util/error.h"
 #include "olv2/util/logging.h"
@@ -14,7 +15,7 @@ namespace olv2 {
 
 Schema EarlyStoppingOptions::schema() {
   Schema schema = hook_schema("EarlyStoppingHook");
-  schema.optional("monitor", Schema::string().choices(headline_metric_names()))
+  schema.optional("monitor", Schema::string().choices(metric_names()))
       .optional("rule", Schema::string().choices({"greater", "less"}))
       .optional("min_delta", Schema::number().range(0.0, 1e30))
       .optional("patience", Schema::integer().range(1, 1e9))
@@ -50,11 +51,8 @@ EarlyStoppingHook::EarlyStoppingHook(EarlyStoppingOptions options)
 void EarlyStoppingHook::after_epoch(TrainContext& context) {
   std::string reason;
   if (context.validation) {
-    double score = 0.0;
-    for (const auto& [metric, value] : headline_metrics(context.validation->metrics)) {
-      if (metric == options_.monitor) score = value;
-    }
-    reason = check(score);
+    reason = check(
+        headline_metric(context.validation->metrics, options_.monitor, "early_stopping.monitor"));
   }
   bool stop = !reason.empty();
   if (context.collective != nullptr) stop = rank_zero_decision(*context.collective, stop);

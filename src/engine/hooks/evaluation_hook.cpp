@@ -13,24 +13,12 @@
 
 namespace olv2 {
 
-namespace {
-
-double headline_metric(const EvaluationMetrics& metrics, const std::string& name) {
-  double score = 0.0;
-  for (const auto& [metric, value] : headline_metrics(metrics)) {
-    if (metric == name) score = value;
-  }
-  return score;
-}
-
-}  // namespace
-
 Schema EvaluationOptions::schema() {
   return Schema::map()
       .optional("interval", Schema::integer().range(0, 1e9))
       .optional("before_train", Schema::boolean())
       .optional("visualize", Schema::integer().range(0, 1e9))
-      .optional("save_best", Schema::string().choices(headline_metric_names()).nullable())
+      .optional("save_best", Schema::string().choices(metric_names()).nullable())
       .optional("rule", Schema::string().choices({"greater", "less"}))
       .optional("keep_results", Schema::integer())
       .optional("metric_version", Schema::string().choices({"v1.1", "v1.0"}))
@@ -153,7 +141,7 @@ bool EvaluationHook::improves(const EvaluationMetrics& metrics) const {
                       ", this config asks for " + metric);
   }
   if (!best_) return true;
-  const double score = headline_metric(metrics, metric);
+  const double score = headline_metric(metrics, metric, "evaluation.save_best");
   const double best = best_->score;
   return options_.greater_is_better ? score > best : score < best;
 }
@@ -161,7 +149,7 @@ bool EvaluationHook::improves(const EvaluationMetrics& metrics) const {
 void EvaluationHook::save_best(TrainContext& context, int64_t epochs_done,
                                const EvaluationMetrics& metrics) {
   const std::string& metric = options_.save_best;
-  const double score = headline_metric(metrics, metric);
+  const double score = headline_metric(metrics, metric, "evaluation.save_best");
   const std::optional<BestCheckpoint> previous = best_;
   BestCheckpoint best;
   best.metric = metric;

@@ -124,15 +124,4 @@ LogRecord val_record(int64_t epoch, int64_t iter, double lr,
   return record;
 }
 
-std::vector<std::pair<std::string, double>> headline_metrics(const EvaluationMetrics& metrics) {
-  return {{"DET_l", metrics.det_l},   {"DET_t", metrics.det_t}, {"TOP_ll", metrics.top_ll},
-          {"TOP_lt", metrics.top_lt}, {"OLS", metrics.ols},     {"F-Score", metrics.f_score}};
-}
-
-std::vector<std::string> headline_metric_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : headline_metrics(EvaluationMetrics{})) names.push_back(name);
-  return names;
-}
-
 }  // namespace olv2

@@ -60,7 +60,7 @@ TEST(Evaluator, LanesWithoutElementsAndElementsWithoutLanes) {
   EXPECT_FLOAT_EQ(m.det_t, 1.0);  // attributes absent from both sides count 1
   EXPECT_DOUBLE_EQ(m.top_ll, 1.0);
   EXPECT_DOUBLE_EQ(m.top_lt, 0.0);  // both frames are skipped: nothing collected
-  EXPECT_DOUBLE_EQ(m.ols, 0.75);
+  EXPECT_DOUBLE_EQ(m.score, 0.75);
   EXPECT_EQ(m.num_frames, 2u);
 }
 
@@ -89,7 +89,7 @@ TEST(Evaluator, EmptyFramesChangeNothing) {
   EXPECT_EQ(alone.det_t, padded.det_t);
   EXPECT_EQ(alone.top_ll, padded.top_ll);
   EXPECT_EQ(alone.top_lt, padded.top_lt);
-  EXPECT_EQ(alone.ols, padded.ols);
+  EXPECT_EQ(alone.score, padded.score);
   EXPECT_EQ(padded.num_frames, 3u);
 }
 
@@ -201,14 +201,15 @@ TEST(Evaluator, OrderOfPredictionsAndFramesDoesNotMatter) {
   EXPECT_EQ(shuffled.det_t, reference.det_t);
   EXPECT_NEAR(shuffled.top_ll, reference.top_ll, 1e-12);
   EXPECT_NEAR(shuffled.top_lt, reference.top_lt, 1e-12);
-  EXPECT_NEAR(shuffled.ols, reference.ols, 1e-12);
+  EXPECT_NEAR(shuffled.score, reference.score, 1e-12);
   EXPECT_EQ(shuffled.det_t_per_attribute, reference.det_t_per_attribute);
 }
 
 TEST(Evaluator, OlsCombinesWithSquareRoots) {
   const NoisySet set = noisy_set();
   const EvaluationMetrics m = evaluate(set.gt, set.predictions);
-  EXPECT_NEAR(m.ols, (m.det_l + m.det_t + std::sqrt(m.top_ll) + std::sqrt(m.top_lt)) / 4.0, 1e-12);
+  EXPECT_NEAR(m.score, (m.det_l + m.det_t + std::sqrt(m.top_ll) + std::sqrt(m.top_lt)) / 4.0,
+              1e-12);
   float mean = 0.0f;
   for (double ap : m.det_l_per_threshold) mean += static_cast<float>(ap);
   EXPECT_NEAR(m.det_l, mean / 3.0f, 1e-7);

@@ -72,11 +72,6 @@ LogRecord train_record(int64_t epoch, int64_t iter, double lr, const RecordedMem
                        const LogBuffer& buffer, std::optional<double> loss_scale,
                        std::optional<int64_t> skipped_steps);
 
-// The metrics every validation logs, in order: DET_l, DET_t, TOP_ll, TOP_lt, OLS.
-std::vector<std::pair<std::string, double>> headline_metrics(const EvaluationMetrics& metrics);
-// Their names, in that order.
-std::vector<std::string> headline_metric_names();
-
 // mmcv's val record: mode "val", epoch (1-based), iter, lr, then the metrics in order.
 LogRecord val_record(int64_t epoch, int64_t iter, double lr,
                      const std::vector<std::pair<std::string, double>>& metrics);

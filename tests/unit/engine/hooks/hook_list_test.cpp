@@ -89,7 +89,7 @@ std::vector<bool> stops_after(EarlyStoppingHook& hook, const std::vector<double>
   for (double score : scores) {
     TrainContext context;
     EvaluationMetrics metrics;
-    metrics.ols = score;
+    metrics.score = score;
     context.validation = ValidationRecord{1, metrics};
     hook.after_epoch(context);
     stops.push_back(context.stop_training);
