@@ -92,6 +92,17 @@ void write_metrics_file(const InferenceOptions& options, const EvaluationMetrics
   spdlog::info("metrics {}", metrics_file.string());
 }
 
+// The folder a results file goes to, made as mmcv's dump does not: after a long prediction, a
+// missing folder should not lose it.
+void create_parent_directories(const std::string& file, const std::string& flag) {
+  const fs::path parent = fs::path(file).parent_path();
+  if (parent.empty()) return;
+  std::error_code error;
+  fs::create_directories(parent, error);
+  if (error)
+    throw runtime_error(flag + " " + file + ": cannot create its folder: " + error.message());
+}
+
 struct InferencePlan {
   ConfigNode config;
   EngineOptions engine;
@@ -114,11 +125,17 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
       model_from_checkpoint(*model_options, options.checkpoint, device);
   const std::unique_ptr<OpenLaneV2Dataset> dataset =
       build_dataset(DatasetSpec::from_config(plan.config, options.split), /*seed=*/0);
-  // Before predicting: an unannotated split stops here, naming a frame.
+  // Before predicting: an unannotated split stops here, naming a frame, and --eval names a
+  // metric of the split's task.
   std::vector<FrameGroundTruth> ground_truth;
   if (options.eval && main_rank) {
     const FrameIndex& index = dataset->index();
     ground_truth = load_ground_truth(index);
+    EvaluationMetrics task_metrics;
+    task_metrics.task = frame_format(index.options().kind);
+    if (index.options().kind == CollectionKind::kLaneSegNet) task_metrics.lanesegnet.emplace();
+    for (const std::string& name : options.eval_metrics)
+      headline_metric(task_metrics, name, "--eval");
   }
   PredictionOptions prediction;
   prediction.workers = plan.engine.workers_per_gpu;
@@ -136,10 +153,12 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
       predict_frames(*model, *dataset, prediction);
   if (!predictions) return;  // another rank's: rank 0 writes
   if (!options.results_out.empty()) {
+    create_parent_directories(options.results_out, "--results-out");
     write_results_file(options.results_out, *predictions, plan.metadata);
     spdlog::info("results {}", options.results_out);
   }
   if (!options.out.empty()) {
+    create_parent_directories(options.out, "--out");
     write_submission_file(options.out, *predictions, plan.metadata);
     spdlog::info("submission {} ({} frames)", options.out, predictions->size());
     if (!plan.submission_problems.empty()) {

@@ -306,7 +306,7 @@ std::string format_metrics_table(const EvaluationMetrics& metrics) {
   std::string table;
   char line[128];
   const auto add = [&](const std::string& name, double value) {
-    std::snprintf(line, sizeof(line), "%-30s %10.6f\n", name.c_str(), value);
+    std::snprintf(line, sizeof(line), "%-36s %10.6f\n", name.c_str(), value);
     table += line;
   };
   const bool segments = metrics.task == FrameFormat::kLaneSegment;
@@ -392,6 +392,13 @@ double headline_metric(const EvaluationMetrics& metrics, const std::string& name
   throw input_error(where + ": " + name + " is not a metric of the " +
                     metric_set_name(metrics.task) +
                     " set of this dataset (its metrics: " + available + ")");
+}
+
+void require_metric_of(CollectionKind kind, const std::string& name, const std::string& where) {
+  EvaluationMetrics metrics;
+  metrics.task = frame_format(kind);
+  if (kind == CollectionKind::kLaneSegNet) metrics.lanesegnet.emplace();
+  headline_metric(metrics, name, where);
 }
 
 std::string format_metrics_line(const EvaluationMetrics& metrics,

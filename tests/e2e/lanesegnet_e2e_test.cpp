@@ -1,6 +1,8 @@
-// LaneSegNet trained as a user runs it: train_ds on configs/demo_lanesegnet.yaml (LaneSegNet's
-// dataset keys and lane-segment pipeline, the reduced model) on v2.x lane-segment frames of the
-// synthetic generator, and the dataset's refusals of a collection of the other format.
+// LaneSegNet trained and tested as a user runs it: train_ds on configs/demo_lanesegnet.yaml
+// (LaneSegNet's dataset keys and lane-segment pipeline, the reduced model) on v2.x lane-segment
+// frames of the synthetic generator, test_ds scoring the checkpoint and writing the submission,
+// which the devkit 2.x's own evaluation scores the same; and the dataset's refusals of a
+// collection of the other format.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,15 +45,20 @@ std::string train_ds(const fs::path& work_dir, const std::string& options) {
          "' --work-dir '" + work_dir.string() + "' --threads 1 " + options;
 }
 
-// Three epochs of six frames: every one of the 31 logged losses finite, their sum lower at the
-// end than at the start, and the checkpoint written.
-TEST(LaneSegNetEndToEnd, TrainsOnSyntheticLaneSegmentFrames) {
-  const fs::path work_dir = lanesegnet_workspace() / "work";
-  const auto trained =
-      test::run_command(train_ds(work_dir,
+// Three epochs of six frames, run once for the tests that use the checkpoint.
+const test::CommandResult& trained() {
+  static const test::CommandResult run =
+      test::run_command(train_ds(lanesegnet_workspace() / "work",
                                  "--cfg-options runner.max_epochs=3 checkpoint_config.interval=3 "
                                  "log_config.interval=2"));
-  ASSERT_EQ(trained.exit_status, 0) << trained.output;
+  return run;
+}
+
+// Every one of the 31 logged losses finite, their sum lower at the end than at the start, and
+// the checkpoint written.
+TEST(LaneSegNetEndToEnd, TrainsOnSyntheticLaneSegmentFrames) {
+  const fs::path work_dir = lanesegnet_workspace() / "work";
+  ASSERT_EQ(trained().exit_status, 0) << trained().output;
   const auto records = test::json_log_records(work_dir, "train");
   ASSERT_GE(records.size(), 6u);
   for (const nlohmann::json& record : records) {
@@ -66,6 +73,52 @@ TEST(LaneSegNetEndToEnd, TrainsOnSyntheticLaneSegmentFrames) {
   EXPECT_LT(records.back().at("loss").get<double>(),
             0.8 * records.front().at("loss").get<double>());
   EXPECT_TRUE(fs::exists(work_dir / "epoch_3.pth"));
+}
+
+// test_ds --eval gives the devkit 2.x UniScore and LaneSegNet's own numbers, and its --out
+// submission, scored by the devkit's own collect and evaluate, gives the same UniScore.
+TEST(LaneSegNetEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
+  ASSERT_EQ(trained().exit_status, 0) << trained().output;
+  const fs::path workspace = lanesegnet_workspace();
+  const fs::path work_dir = workspace / "test";
+  const auto tested = test::run_command(
+      "cd '" + workspace.string() + "' && '" + (test::bin_dir() / "test_ds").string() + "' '" +
+      demo_config().string() + "' work/epoch_3.pth --eval UniScore mAP --out '" +
+      (work_dir / "submission.pkl").string() + "' --work-dir '" + work_dir.string() +
+      "' --threads 1");
+  ASSERT_EQ(tested.exit_status, 0) << tested.output;
+  EXPECT_NE(tested.output.find("OpenLane-V2 UniScore (devkit 2.x lane segments) over 2 frames"),
+            std::string::npos)
+      << tested.output;
+  EXPECT_NE(tested.output.find("LaneSegNet's own metrics"), std::string::npos) << tested.output;
+  fs::path metrics_file;
+  for (const auto& entry : fs::directory_iterator(work_dir)) {
+    if (entry.path().filename().string().rfind("eval_", 0) == 0) metrics_file = entry.path();
+  }
+  ASSERT_FALSE(metrics_file.empty()) << tested.output;
+  const nlohmann::json ours = nlohmann::json::parse(test::read_file(metrics_file)).at("metrics");
+  EXPECT_EQ(ours.at("metric_set"), "OpenLane-V2 UniScore");
+
+  const fs::path environment = test::source_dir() / ".venv-devkit";
+  const fs::path devkit = environment / "devkit-2.1.0";
+  if (!fs::exists(devkit / "openlanev2")) {
+    if (test::running_in_ci())
+      FAIL() << devkit << " missing under CI (scripts/install_test_deps.sh)";
+    GTEST_SKIP() << devkit << " missing (scripts/install_test_deps.sh installs it)";
+  }
+  const fs::path data = workspace / "data/synthetic_ls";
+  const auto scored = test::run_command(test::shell_words(
+      {(environment / "bin" / "python").string(),
+       (test::source_dir() / "tests/oracle/devkit_score_submission.py").string(), devkit.string(),
+       data.string(), (data / "data_dict_synthetic.json").string(), "val",
+       (work_dir / "submission.pkl").string(), (work_dir / "devkit").string()}));
+  ASSERT_EQ(scored.exit_status, 0) << scored.output;
+  const nlohmann::json devkits =
+      nlohmann::json::parse(scored.output.substr(scored.output.rfind('{')));
+  for (const char* metric : {"DET_l", "DET_a", "DET_t", "TOP_ll", "TOP_lt", "UniScore"}) {
+    EXPECT_NEAR(ours.at(metric).get<double>(), devkits.at(metric).get<double>(), 1e-6) << metric;
+  }
+  EXPECT_GT(devkits.at("UniScore").get<double>(), 0.0);
 }
 
 TEST(LaneSegNetEndToEnd, TheDatasetRefusesCentrelineCollections) {

@@ -90,6 +90,10 @@ const std::vector<std::string>& metric_names();
 double headline_metric(const EvaluationMetrics& metrics, const std::string& name,
                        const std::string& where);
 
+// An input error, naming `where`, when `name` is not a headline metric of the frames a collection
+// of `kind` gives (LaneSegNet's collection adds LaneSegNet's own numbers): checked before a run.
+void require_metric_of(CollectionKind kind, const std::string& name, const std::string& where);
+
 // "OLS 0.3277, TOP_ll 0.0512": the `names` (of metric_names()) in the order given.
 std::string format_metrics_line(const EvaluationMetrics& metrics,
                                 const std::vector<std::string>& names);

@@ -69,6 +69,13 @@ void Collect::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
     }
   }
   Sample& s = data.sample;
+  if (keeps("gt_lc") && data.annotated && !s.gt_lc.defined()) {
+    throw input_error(
+        "frame " + data.frame_name +
+        ": this pipeline collects the lanes (gt_lanes_3d), but its lane segments are lines of "
+        "different lengths; LaneSegmentParameterize3D must come before the format "
+        "bundle");
+  }
   if (!keeps("img")) s.img = at::Tensor();
   at::Tensor* gt[] = {&s.gt_lc,
                       &s.gt_lc_labels,

@@ -93,14 +93,13 @@ void FormatBundle::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
   const int64_t lanes = data.num_lanes;
   const int64_t k = static_cast<int64_t>(data.gt_te_labels.size());
   const bool segments = data.frame_format == FrameFormat::kLaneSegment;
-  if (segments && data.annotated && !data.gt_lc_parameterized) {
-    throw input_error("frame " + data.frame_name +
-                      ": lane segments are lines of different lengths; LaneSegmentParameterize3D "
-                      "must come before the format bundle");
+  // Lane segments are lines of different lengths until LaneSegmentParameterize3D: a pipeline
+  // without it (a test pipeline) bundles no lanes, and Collect refuses to collect them.
+  if (!segments || data.gt_lc_parameterized) {
+    s.gt_lc = data.gt_lc_parameterized
+                  ? tensor_from(data.gt_lc, {lanes, data.lane_points * 3}, at::kFloat)
+                  : tensor_from(data.gt_lc, {lanes, data.lane_points, 3}, at::kFloat);
   }
-  s.gt_lc = data.gt_lc_parameterized
-                ? tensor_from(data.gt_lc, {lanes, data.lane_points * 3}, at::kFloat)
-                : tensor_from(data.gt_lc, {lanes, data.lane_points, 3}, at::kFloat);
   s.gt_lc_labels = segments ? tensor_from(data.gt_lane_labels, {lanes}, at::kLong)
                             : at::zeros({lanes}, at::kLong);
   // A lane-segment frame's topology covers its lane segments, not the crossings after them.

@@ -83,7 +83,11 @@ EvaluationHook::EvaluationHook(EvaluationOptions options, const OpenLaneV2Datase
       dataset_(dataset),
       work_dir_(std::move(work_dir)),
       workers_(workers),
-      figures_(figures) {}
+      figures_(figures) {
+  if (!options_.save_best.empty()) {
+    require_metric_of(dataset_.index().options().kind, options_.save_best, "evaluation.save_best");
+  }
+}
 
 void EvaluationHook::before_run(TrainContext& context) {
   const bool fresh = context.start_epoch == 0 && context.iteration == 0;

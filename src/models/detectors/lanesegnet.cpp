@@ -9,6 +9,7 @@
 #include "olv2/losses/focal_loss.h"
 #include "olv2/models/backbones/resnet.h"
 #include "olv2/models/bev/bevformer_constructer.h"
+#include "olv2/models/detectors/lanesegnet_predictions.h"
 #include "olv2/models/detectors/multi_view_features.h"
 #include "olv2/models/heads/relationship_head.h"
 #include "olv2/models/necks/fpn.h"
@@ -168,6 +169,8 @@ std::vector<FrameTestOutputs> LaneSegNetImpl::decode_outputs(const ForwardOutput
     FrameTestOutputs r;
     r.lc.objects = detections.lanes;
     r.lc.scores = detections.scores;
+    r.line_types = at::stack(
+        {detections.left_type_scores.argmax(-1), detections.right_type_scores.argmax(-1)}, -1);
     if (lclc_head_) r.lclc = lclc_head_->probabilities(outputs.lsls)[b];
     results.push_back(std::move(r));
   }
@@ -175,9 +178,8 @@ std::vector<FrameTestOutputs> LaneSegNetImpl::decode_outputs(const ForwardOutput
 }
 
 std::vector<FramePrediction> LaneSegNetImpl::predictions_of(
-    const Batch& /*batch*/, const std::vector<FrameTestOutputs>& /*decoded*/) const {
-  throw input_error(
-      "LaneSegNet: the lane-segment results file (test_ds --out, --eval) is not available yet");
+    const Batch& batch, const std::vector<FrameTestOutputs>& decoded) const {
+  return lanesegnet_frame_predictions(batch, decoded, lane_head_->options().points_num());
 }
 
 void LaneSegNetImpl::set_dropout(double p) {

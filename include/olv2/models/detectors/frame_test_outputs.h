@@ -17,6 +17,8 @@ struct FrameTestOutputs {
   Detections te;    // boxes with labels [Q, 5] in raw front pixels, scores [Q]
   at::Tensor lclc;  // [Q_lc, Q_lc] probabilities
   at::Tensor lcte;  // [Q_lc, Q_te]
+  // Lane segments only: each query's left and right line types (argmax), [Q_lc, 2].
+  at::Tensor line_types;
 };
 
 // The results-file form of each sample of `batch` (the original dataset's `format_results`):
