@@ -18,6 +18,10 @@ constexpr int kBevLaneThickness = 3;
 constexpr int kBevEdgeThickness = 1;
 constexpr double kEdgeBend = 0.2;  // the arc's control point off the chord, per chord length
 constexpr int kEdgeArcPoints = 16;
+constexpr int kBevBoundaryThickness = 2;
+constexpr int kBevAreaThickness = 3;
+constexpr int kLineTypeSolid = 1;  // kLaneLineTypeNames
+constexpr int kLineTypeDash = 2;
 
 std::vector<cv::Point2d> to_pixels(const BevView& view,
                                    const std::vector<std::array<float, 3>>& points) {
@@ -110,6 +114,62 @@ void draw_bev_edge(cv::Mat& panel, cv::Point2d from, cv::Point2d to, const cv::S
   drawing::arrowhead(panel, arc[arc.size() - 2], to, colour, 7.0);
 }
 
+// A lane segment's boundary: thin, drawn as its line type says (solid, dashed, or dotted for
+// none); the prediction's side of it is told apart by colour.
+void draw_bev_boundary(cv::Mat& panel, const std::vector<cv::Point2d>& line,
+                       const cv::Scalar& colour, int line_type) {
+  if (line_type == kLineTypeSolid) {
+    drawing::polyline(panel, line, colour, kBevBoundaryThickness);
+  } else if (line_type == kLineTypeDash) {
+    drawing::dashed_polyline(panel, line, colour, kBevBoundaryThickness, 6.0, 5.0);
+  } else {
+    drawing::dashed_polyline(panel, line, colour, kBevBoundaryThickness, 1.5, 4.0);
+  }
+}
+
+// A crossing as its outline, a road boundary as its line.
+void draw_bev_area(cv::Mat& panel, const std::vector<cv::Point2d>& points, int category,
+                   bool predicted) {
+  const cv::Scalar colour = palette::area(category, predicted);
+  if (predicted) {
+    std::vector<cv::Point2d> outline = points;
+    if (category == kPedestrianCrossing && !outline.empty()) outline.push_back(outline.front());
+    drawing::dashed_polyline(panel, outline, colour, kBevAreaThickness);
+  } else {
+    drawing::polyline(panel, points, colour, kBevAreaThickness);
+  }
+}
+
+// v2.x: the lane segments' boundaries, then the areas over them (a road boundary runs along the
+// outermost lane boundary), all under the centerlines.
+void draw_lane_segment_extras(cv::Mat& panel, const BevView& view, const FigureContent& content) {
+  const Frame& frame = *content.frame;
+  for (const LaneSegment& segment : frame.lane_segments) {
+    draw_bev_boundary(panel, to_pixels(view, polyline_points(segment.left_laneline)),
+                      palette::ground_truth_boundary(),
+                      static_cast<int>(segment.left_laneline_type));
+    draw_bev_boundary(panel, to_pixels(view, polyline_points(segment.right_laneline)),
+                      palette::ground_truth_boundary(),
+                      static_cast<int>(segment.right_laneline_type));
+  }
+  for (const Area& area : frame.areas) {
+    draw_bev_area(panel, to_pixels(view, polyline_points(area.points)),
+                  static_cast<int>(area.category), false);
+  }
+  if (content.prediction == nullptr) return;
+  for (size_t k : content.shown_areas) {
+    const AreaPrediction& area = content.prediction->areas[k];
+    draw_bev_area(panel, to_pixels(view, area.points), area.category, true);
+  }
+  for (size_t i : content.shown_lanes) {
+    const LanePrediction& lane = content.prediction->lanes[i];
+    draw_bev_boundary(panel, to_pixels(view, lane.left_laneline), palette::predicted_boundary(),
+                      lane.left_laneline_type);
+    draw_bev_boundary(panel, to_pixels(view, lane.right_laneline), palette::predicted_boundary(),
+                      lane.right_laneline_type);
+  }
+}
+
 }  // namespace
 
 BevArea bev_area(const std::array<double, 6>& range, const std::string& source) {
@@ -139,9 +199,11 @@ cv::Mat draw_bev_panel(const FigureContent& content, const BevView& view) {
   draw_ego(panel, view);
   const Frame& frame = *content.frame;
 
+  if (frame.format == FrameFormat::kLaneSegment) draw_lane_segment_extras(panel, view, content);
   std::vector<std::vector<cv::Point2d>> truth;
-  for (const LaneCenterline& lane : frame.lanes)
-    truth.push_back(to_pixels(view, lane_points(lane)));
+  for (const EgoPolyline& lane : ground_truth_centerlines(frame)) {
+    truth.push_back(to_pixels(view, lane));
+  }
   std::vector<std::vector<cv::Point2d>> predicted(
       content.prediction != nullptr ? content.prediction->lanes.size() : 0);
   for (size_t i : content.shown_lanes) {
@@ -160,7 +222,7 @@ cv::Mat draw_bev_panel(const FigureContent& content, const BevView& view) {
   // Edges first, lanes over them; predictions over the ground truth.
   for (size_t i = 0; i < truth.size(); ++i) {
     for (size_t j = 0; j < truth.size(); ++j) {
-      if (i != j && frame.lclc(i, j)) {
+      if (i != j && ground_truth_lane_edge(frame, i, j)) {
         draw_bev_edge(panel, truth_middles[i], truth_middles[j], palette::ground_truth_lane_edge(),
                       false);
       }

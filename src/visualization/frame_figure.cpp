@@ -37,27 +37,28 @@ std::string scores_line(const Frame& frame, const FramePrediction& prediction) {
 
 std::string counts_line(const FigureContent& content, float threshold) {
   const Frame& frame = *content.frame;
-  char line[200];
-  if (!frame.has_annotation) {
-    std::snprintf(line, sizeof(line),
-                  "no ground truth (unannotated frame)   predicted (score >= %.2f): %zu lanes, %zu "
-                  "elements",
-                  threshold, content.shown_lanes.size(), content.shown_elements.size());
-  } else if (content.prediction == nullptr) {
-    std::snprintf(line, sizeof(line), "ground truth: %zu lanes, %zu traffic elements",
-                  frame.num_lanes(), frame.num_traffic_elements());
-  } else {
-    std::snprintf(line, sizeof(line),
-                  "ground truth: %zu lanes, %zu traffic elements   predicted (score >= %.2f): %zu "
-                  "of %zu lanes, %zu of %zu elements",
-                  frame.num_lanes(), frame.num_traffic_elements(), threshold,
-                  content.shown_lanes.size(), content.prediction->lanes.size(),
-                  content.shown_elements.size(), content.prediction->traffic_elements.size());
-  }
-  return line;
+  const bool segments = frame.format == FrameFormat::kLaneSegment;
+  const char* lanes = segments ? "lane segments" : "lanes";
+  const auto count = [](size_t n, const char* what) { return std::to_string(n) + " " + what; };
+  const auto shown = [](size_t n, size_t of, const char* what) {
+    return std::to_string(n) + " of " + std::to_string(of) + " " + what;
+  };
+  std::string truth = "ground truth: " + count(ground_truth_centerlines(frame).size(), lanes) +
+                      (segments ? ", " + count(frame.areas.size(), "areas") : "") + ", " +
+                      count(frame.num_traffic_elements(), "traffic elements");
+  if (!frame.has_annotation) truth = "no ground truth (unannotated frame)";
+  if (content.prediction == nullptr) return truth;
+  char score[48];
+  std::snprintf(score, sizeof(score), "   predicted (score >= %.2f): ", threshold);
+  const FramePrediction& prediction = *content.prediction;
+  return truth + score + shown(content.shown_lanes.size(), prediction.lanes.size(), lanes) +
+         (segments ? ", " + shown(content.shown_areas.size(), prediction.areas.size(), "areas")
+                   : "") +
+         ", " +
+         shown(content.shown_elements.size(), prediction.traffic_elements.size(), "elements");
 }
 
-void draw_legend(cv::Mat& legend) {
+void draw_legend(cv::Mat& legend, FrameFormat format) {
   int y = 22;
   const auto sample_line = [&](const cv::Scalar& colour, bool dashed, const std::string& label) {
     const std::vector<cv::Point2d> line = {{10, y - 4.0}, {44, y - 4.0}};
@@ -77,6 +78,11 @@ void draw_legend(cv::Mat& legend) {
   sample_line(palette::predicted_lane(), true, "predicted lane");
   sample_line(palette::ground_truth_lane_edge(), false, "lane -> lane");
   sample_line(palette::predicted_lane_edge(), true, "predicted lane -> lane");
+  if (format == FrameFormat::kLaneSegment) {
+    sample_line(palette::ground_truth_boundary(), false, "boundary (its line type)");
+    sample_line(palette::area(kPedestrianCrossing, false), false, "pedestrian crossing");
+    sample_line(palette::area(kRoadBoundary, false), false, "road boundary");
+  }
   y += 8;
   drawing::text(legend, "traffic elements", {10, y}, palette::text(), 0.42);
   y += 20;
@@ -115,7 +121,7 @@ FrameFigure draw_frame_figure(const Frame& frame, const cv::Mat& front_image,
   draw_bev_panel(content, bev).copyTo(image(bev_rect));
   draw_front_panel(content, front_image, front).copyTo(image(front_rect));
   cv::Mat legend = image(legend_rect);
-  draw_legend(legend);
+  draw_legend(legend, frame.format);
 
   const std::string id = frame.split + "/" + frame.segment_id + "/" + frame.timestamp;
   drawing::text(image, id, {kGap, 22}, palette::text(), 0.6, 2);

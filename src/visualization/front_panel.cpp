@@ -136,7 +136,9 @@ cv::Mat draw_front_panel(const FigureContent& content, const cv::Mat& image,
   const FramePrediction* prediction = content.prediction;
 
   std::vector<std::vector<std::vector<cv::Point2d>>> truth;
-  for (const LaneCenterline& lane : frame.lanes) truth.push_back(view.project(lane_points(lane)));
+  for (const EgoPolyline& lane : ground_truth_centerlines(frame)) {
+    truth.push_back(view.project(lane));
+  }
   std::vector<std::vector<std::vector<cv::Point2d>>> predicted(
       prediction != nullptr ? prediction->lanes.size() : 0);
   for (size_t i : content.shown_lanes) predicted[i] = view.project(prediction->lanes[i].points);
@@ -151,7 +153,7 @@ cv::Mat draw_front_panel(const FigureContent& content, const cv::Mat& image,
     const TrafficElement& element = frame.traffic_elements[k];
     const cv::Scalar colour = palette::traffic_element(static_cast<int>(element.attribute));
     for (size_t i = 0; i < truth.size(); ++i) {
-      if (frame.lcte(i, k)) {
+      if (ground_truth_lane_element_edge(frame, i, k)) {
         draw_link(panel, box_anchor(view, element.x1, element.x2, element.y2),
                   link_anchor(truth[i], panel.size()), colour, false);
       }

@@ -15,6 +15,14 @@ cv::Scalar predicted_lane() { return rgb(217, 83, 25); }
 cv::Scalar ground_truth_lane_edge() { return rgb(110, 170, 220); }
 cv::Scalar predicted_lane_edge() { return rgb(240, 160, 120); }
 
+cv::Scalar ground_truth_boundary() { return rgb(70, 100, 140); }
+cv::Scalar predicted_boundary() { return rgb(190, 110, 70); }
+
+cv::Scalar area(int category, bool predicted) {
+  if (category == 1) return predicted ? rgb(120, 200, 60) : rgb(0, 140, 60);
+  return predicted ? rgb(205, 150, 70) : rgb(120, 70, 20);
+}
+
 cv::Scalar traffic_element(int attribute) {
   // Thirteen colours far apart from each other and from the two lane colours.
   static const std::array<cv::Scalar, 13> colours = {

@@ -10,6 +10,10 @@ cv::Scalar ground_truth_lane();
 cv::Scalar predicted_lane();
 cv::Scalar ground_truth_lane_edge();  // lane -> lane topology
 cv::Scalar predicted_lane_edge();
+cv::Scalar ground_truth_boundary();  // a lane segment's left and right lines (v2.x)
+cv::Scalar predicted_boundary();
+// An area (v2.x) by category: 1 pedestrian crossing, 2 road boundary.
+cv::Scalar area(int category, bool predicted);
 // A traffic element and its lane links, by attribute (0..12; anything else: unknown's colour).
 cv::Scalar traffic_element(int attribute);
 

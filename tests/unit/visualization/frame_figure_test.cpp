@@ -135,11 +135,63 @@ TEST(FrameFigure, GroundTruthLanesAreDrawnWhereTheirMetresSayInTheBirdsEyePanel)
   const FrameFigure empty =
       draw_frame_figure(without_annotations(frame), front_image(index, frame), nullptr, options);
   for (const LaneCenterline& lane : frame.lanes) {
-    const std::vector<cv::Point2d> pixels = bev_pixels(figure, options.range, lane_points(lane));
+    const std::vector<cv::Point2d> pixels =
+        bev_pixels(figure, options.range, polyline_points(lane.points));
     EXPECT_GE(share_with_colour(figure.image, pixels, palette::ground_truth_lane()), 0.95)
         << "lane " << lane.id;
     EXPECT_LE(share_with_colour(empty.image, pixels, palette::ground_truth_lane()), 0.0)
         << "lane " << lane.id;
+  }
+}
+
+// v2.x frames: each boundary drawn as its line type says (solid ones continuous in the boundary
+// colour), the areas in their category's colour, the centerlines as lanes.
+TEST(FrameFigure, LaneSegmentBoundariesAndAreasAreDrawnWhereTheirMetresSay) {
+  synthetic::SyntheticDataOptions data;
+  data.out = test::scratch_dir("frame_figure_lane_segments");
+  data.frames = 2;
+  data.val_frames = 2;
+  data.seed = 7;
+  data.format = FrameFormat::kLaneSegment;
+  const auto summary = synthetic::make_synthetic_data(data);
+  FrameReadOptions read;
+  read.kind = CollectionKind::kLaneSegment;
+  const FrameIndex index(data.out, summary.collection_file, "val", read);
+  const Frame frame = index.load(0);
+  ASSERT_GT(frame.lane_segments.size(), 0u);
+  ASSERT_GT(frame.areas.size(), 0u);
+  FigureOptions options;
+  const FrameFigure figure = draw_frame_figure(frame, front_image(index, frame), nullptr, options);
+  int solid_boundaries = 0;
+  for (const LaneSegment& segment : frame.lane_segments) {
+    EXPECT_GE(
+        share_with_colour(figure.image,
+                          bev_pixels(figure, options.range, polyline_points(segment.centerline)),
+                          palette::ground_truth_lane()),
+        0.9)
+        << "lane segment " << segment.id;
+    for (const auto& [line, type] :
+         {std::make_pair(&segment.left_laneline, segment.left_laneline_type),
+          std::make_pair(&segment.right_laneline, segment.right_laneline_type)}) {
+      if (type != 1) continue;
+      ++solid_boundaries;
+      // The outermost boundaries lie under the road boundary drawn over them.
+      const std::vector<cv::Point2d> pixels =
+          bev_pixels(figure, options.range, polyline_points(*line));
+      EXPECT_GE(std::max(share_with_colour(figure.image, pixels, palette::ground_truth_boundary()),
+                         share_with_colour(figure.image, pixels,
+                                           palette::area(static_cast<int>(kRoadBoundary), false))),
+                0.7)
+          << "lane segment " << segment.id;
+    }
+  }
+  EXPECT_GT(solid_boundaries, 0);
+  for (const Area& area : frame.areas) {
+    EXPECT_GE(share_with_colour(figure.image,
+                                bev_pixels(figure, options.range, polyline_points(area.points)),
+                                palette::area(static_cast<int>(area.category), false)),
+              0.8)
+        << "area " << area.id;
   }
 }
 
@@ -183,7 +235,7 @@ TEST(FrameFigure, TrafficElementBoxesAndLaneProjectionsLandOnTheFrontPanel) {
   size_t checked = 0;
   for (const LaneCenterline& lane : frame.lanes) {
     const std::vector<cv::Point2d> pixels =
-        front_pixels(lanes_figure, frame.cameras[0], image.size(), lane_points(lane));
+        front_pixels(lanes_figure, frame.cameras[0], image.size(), polyline_points(lane.points));
     if (pixels.size() < 3) continue;
     EXPECT_GE(share_with_colour(lanes_figure.image, pixels, palette::ground_truth_lane()), 0.95)
         << "lane " << lane.id;
@@ -195,7 +247,7 @@ TEST(FrameFigure, TrafficElementBoxesAndLaneProjectionsLandOnTheFrontPanel) {
 TEST(FrameFigure, PredictionsAtOrAboveTheThresholdAreDrawnDashedTheOthersNot) {
   const FrameIndex index = val_index();
   const Frame frame = index.load(0);
-  const std::vector<std::array<float, 3>> truth = lane_points(frame.lanes.at(0));
+  const std::vector<std::array<float, 3>> truth = polyline_points(frame.lanes.at(0).points);
   FramePrediction prediction;
   prediction.frame = {frame.split, frame.segment_id, frame.timestamp};
   prediction.lanes = {{shifted(truth, 3.0f), 0.9f}, {shifted(truth, -3.0f), 0.1f}};
