@@ -2,7 +2,7 @@
 # The GPU check: on a machine with an NVIDIA GPU, PyTorch 2.11 (python3), CMake, ninja, nvcc and
 # a C++ compiler but no network and none of our Debian packages, builds the project against
 # that PyTorch and gpu_bundle/ (made beforehand by scripts/prepare_gpu_bundle.sh) and measures
-# what GPU users compare. One call on a 16-core machine ends within 435 s (7.25 minutes).
+# what GPU users compare. One call on a 16-core machine ends within 450 s (7.5 minutes).
 #
 # The stages, most valuable first, each with its estimate and its time limit on the GPU machine
 # (`plan` below; docs/development.md has the estimates beside the rehearsal's measurements):
@@ -30,8 +30,11 @@
 #   baseline_large_v100  the V100 recipe (fp16, batch 1, recomputed stages): 24 steps
 #   toponet_fp32     TopoNet on subset A at full size, the original's recipe (batch 1, fp32):
 #                    8 steps, then validation on CUDA
-#   toponet_fp16_recomputed  the same with --use-fp16 and the backbone and BEV stages
-#                    recomputed: 8 steps
+#   lanesegnet_fp32  LaneSegNet on v2.x lane-segment frames at full size, the original's recipe
+#                    (batch 1, fp32): 4 steps, then validation (UniScore, LaneSegNet's mAP) on
+#                    CUDA
+#   toponet_fp16_recomputed  TopoNet with --use-fp16 and the backbone and BEV stages
+#                    recomputed: 4 steps
 #
 # Time: the estimates add up to at most 80 % of the deadline (checked before anything runs). A
 # stage whose estimate no longer fits before the deadline is recorded as skipped for time and
@@ -56,7 +59,8 @@
 #
 # Without a usable GPU (CUDA_VISIBLE_DEVICES=-1, or no nvidia-smi) the same script is a
 # rehearsal: every stage runs for real at 1/8 image size on the CPU (12 train and 2 val frames;
-# one train frame for the V100 recipe and each TopoNet run, whose front-view crop is scaled
+# one train frame for the V100 recipe and each TopoNet and LaneSegNet run, whose front-view crop
+# is scaled
 # with the images), except those that need a GPU (cuda_tests run but skip, nccl is skipped),
 # the memory cap logged as not applicable, with ten times the limits and no overall deadline
 # (GPU_CHECK_DEADLINE_S sets one, in seconds, to rehearse the stages skipped for time).
@@ -114,13 +118,14 @@ if [ -z "${OLV2_FIXTURES:-}" ] && [ ! -d "$root/../shared/fixtures" ]; then
   export OLV2_FIXTURES=$bundle/fixtures
 fi
 
-readonly deadline_s=435
+readonly deadline_s=450
 if [[ ${CUDA_VISIBLE_DEVICES-unset} == -* ]] || ! nvidia-smi -L >/dev/null 2>&1; then
   mode=rehearsal
   no_gpu="no GPU (rehearsal on the CPU)"
   deadline=$((started + ${GPU_CHECK_DEADLINE_S:-86400}))
   slow=10  # stage limits are GPU-machine seconds; the CPU rehearsal gets ten times as long
   image_scale=0.125 train_frames=12 val_frames=2 large_train_frames=1 toponet_train_frames=1
+  lanesegnet_train_frames=1
   # TopoNet's front-view crop, rows 356 to 1906 of a 2048-row image, at 1/8
   toponet_crop=(data.train.pipeline.3.crop_h=[44,238] data.val.pipeline.1.crop_h=[44,238])
   # PyTorch 2.11's torchrun, as python3's bin/ holds it on the GPU machine.
@@ -132,6 +137,7 @@ else
   deadline=$((started + deadline_s))
   slow=1
   image_scale=1 train_frames=24 val_frames=4 large_train_frames=24 toponet_train_frames=8
+  lanesegnet_train_frames=4
   toponet_crop=()
 fi
 echo "$mode" >"$work/mode"
@@ -143,7 +149,7 @@ plan=(
   "environment 10 60" "configure 20 90" "build 95 300" "isolation 3 20" "version 1 15"
   "cuda_tests 40 100" "nccl 12 40" "test_ds 15 45" "gloo_two_ranks 15 45" "bench_tflops 8 30"
   "baseline_fp16 30 80" "baseline_large_v100 35 90" "toponet_fp32 30 70"
-  "toponet_fp16_recomputed 25 70"
+  "lanesegnet_fp32 25 70" "toponet_fp16_recomputed 15 50"
 )
 declare -A estimate budget
 order=()
@@ -295,7 +301,9 @@ large_data=$data
 toponet_data=$large_data
 [ "$toponet_train_frames" = "$large_train_frames" ] || toponet_data=$work/data_toponet
 small=$work/data_small
-# generate DIR TRAIN VAL SCALE: makes DIR in the background; DIR.status holds its exit status.
+lanesegnet_data=$work/data_lanesegnet  # v2.x lane-segment frames
+# generate DIR TRAIN VAL SCALE [FLAG...]: makes DIR in the background (the flags go to
+# make_synthetic_data); DIR.status holds its exit status.
 generate() {
   [ -e "$1.started" ] && return 0
   : >"$1.started"
@@ -303,7 +311,7 @@ generate() {
     trap 'kill "$generator" 2>/dev/null' TERM
     status=0
     "$bin/make_synthetic_data" --out-dir "$1" --frames "$(($2 + $3))" --val-frames "$3" \
-      --image-scale "$4" >"$1.log" 2>&1 &
+      --image-scale "$4" "${@:5}" >"$1.log" 2>&1 &
     generator=$!
     wait "$generator" || status=$?
     echo "$status" >"$1.status"
@@ -314,6 +322,7 @@ if [ -x "$bin/make_synthetic_data" ]; then
   generate "$data" "$train_frames" "$val_frames" "$image_scale"
   generate "$large_data" "$large_train_frames" 1 "$image_scale"
   generate "$toponet_data" "$toponet_train_frames" 1 "$image_scale"
+  generate "$lanesegnet_data" "$lanesegnet_train_frames" 1 "$image_scale" --format lane-segment
 fi
 # with_data DIR COMMAND...: waits for DIR's generator, then runs COMMAND; a generator that
 # failed fails the stage with its log. data_stage NAME DIR COMMAND...: the stage NAME running
@@ -458,10 +467,25 @@ if needs toponet_fp32 "$bin/train_ds"; then
     --work-dir "$work/runs/toponet_fp32" --cfg-options "${toponet_options[@]}" \
     evaluation.interval=1
 fi
+# LaneSegNet names its collections by its own pickles (the JSON beside each is read); the full
+# subset-A model as its authors train it, 8 GPUs x 1 frame, with TopoNet's front-view crop.
+# TopoNet's fp16 run follows, on 4 of its frames.
+lanesegnet_options=(data.train.data_root="$lanesegnet_data"
+                    data.train.ann_file="$lanesegnet_data/data_dict_synthetic_train_lanesegnet.pkl"
+                    data.val.data_root="$lanesegnet_data"
+                    data.val.ann_file="$lanesegnet_data/data_dict_synthetic_val_lanesegnet.pkl"
+                    model.img_backbone.init_cfg=null runner.max_epochs=1 log_config.interval=1
+                    "${toponet_crop[@]}")
+if needs lanesegnet_fp32 "$bin/train_ds"; then
+  data_stage lanesegnet_fp32 "$lanesegnet_data" "$bin/train_ds" \
+    configs/lanesegnet_r50_8x1_24e_olv2_subset_A.yaml --work-dir "$work/runs/lanesegnet_fp32" \
+    --cfg-options "${lanesegnet_options[@]}" evaluation.interval=1
+fi
+
 if needs toponet_fp16_recomputed "$bin/train_ds"; then
   data_stage toponet_fp16_recomputed "$toponet_data" "$bin/train_ds" "$toponet_config" \
     --use-fp16 --no-validate --work-dir "$work/runs/toponet_fp16_recomputed" \
-    --cfg-options "${toponet_options[@]}" fp16.initial_scale_power=9 \
+    --cfg-options "${toponet_options[@]}" fp16.initial_scale_power=9 data.max_frames=4 \
     "model.checkpoint=[extract_feat,bev_constructor]"
 fi
 
