@@ -22,8 +22,11 @@ std::optional<InferenceOptions> parse_inference_options(int argc, const char* co
       ->check(CLI::IsMember({"val", "test"}));
   CLI::Option* eval =
       app.add_option("--eval", options.eval_metrics,
-                     "score the predictions with the official metrics; names given (OLS, "
-                     "DET_l, DET_t, TOP_ll, TOP_lt, F-Score) are also logged on one line")
+                     "score the predictions with the official metrics of the split's task; "
+                     "names given are also logged on one line (lane centerlines: OLS, DET_l, "
+                     "DET_t, TOP_ll, TOP_lt, F-Score; lane segments: UniScore, DET_l, DET_a, "
+                     "DET_t, TOP_ll, TOP_lt, and on LaneSegNet's collection mAP, AP_ls, AP_ped, "
+                     "TOP_lsls)")
           ->expected(0, -1)
           ->check(CLI::IsMember(metric_names()));
   app.add_option("--out", options.out,
