@@ -32,14 +32,14 @@ TEST(InferenceOptions, EvalTakesMetricNames) {
 }
 
 TEST(InferenceOptions, AnUnknownMetricIsABadInvocationListingTheNames) {
-  const char* args[] = {"test_ds", "c.yaml", "e.pth", "--eval", "mAP"};
+  const char* args[] = {"test_ds", "c.yaml", "e.pth", "--eval", "bbox_mAP"};
   try {
     parse_inference_options(5, args);
-    ADD_FAILURE() << "accepted --eval mAP";
+    ADD_FAILURE() << "accepted --eval bbox_mAP";
   } catch (const Error& error) {
     EXPECT_EQ(error.status(), ExitStatus::kBadInput);
     const std::string message = error.what();
-    EXPECT_NE(message.find("mAP"), std::string::npos) << message;
+    EXPECT_NE(message.find("bbox_mAP"), std::string::npos) << message;
     EXPECT_NE(message.find("TOP_lt"), std::string::npos) << message;
   }
 }
