@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+"""Benchmark of the ORIGINAL LaneSegNet training step, for scripts/bench_lanesegnet_vs_original.sh.
+
+Runs LaneSegNet (OpenDriveLab/LaneSegNet at commit 9f12fe7) on the original baseline's stack with
+the v2.x devkit, CPU, fp32, on frame 0 of tests/data/gradients/two_frames.pt (7 cameras,
+128x160) with LaneSegNet's ground truth of that frame (tests/data/lanesegnet/), as
+scripts/lanesegnet_fixtures.py feeds it. Two models:
+
+  reduced   the parity fixtures' model and weights (tests/data/lanesegnet/README.md); its
+            instance masks at the 25 x 50 BEV (inputs.pt)
+  full      the subset-A config, unchanged but for `img_backbone.init_cfg = None`, with mmcv's
+            initialisation (`init_weights()`, as mmdet3d's train.py calls it) after seeding; its
+            instance masks at the 100 x 200 BEV (pipeline_expected.pt: the same lines, the
+            pipeline's masks on the full grid)
+
+Two commands, one process each:
+
+  prepare --dir DIR --model M
+        writes what both sides time on: DIR/M_input.pt, the frame in the fixture input format
+        that our `bench_train_step --input` reads (the lane-segment keys gt_lanes_3d [n, 90],
+        gt_lane_labels_3d, gt_lane_adj, gt_lane_left_type, gt_lane_right_type and
+        gt_instance_masks [n, bev_h, bev_w] float64; one file per model, as the masks follow the
+        model's BEV), and DIR/M_state_dict.pt, the model's weights
+  time --dir DIR --model M [--threads 2] [--warmup 2] [--steps 5]
+        builds the model, loads DIR/M_state_dict.pt and times `--steps` steps after `--warmup`
+        untimed ones: forward_train (train mode, dropout as configured) + the sum of the loss
+        terms + backward + AdamW(lr 1e-4, weight decay 1e-4).step() + zero_grad(), the
+        procedure of the reference's bench_original.py. Prints ONE JSON line: median / min /
+        max seconds per step, a per-stage split (backbone, neck, view_transformer = the BEV
+        constructor, heads+losses, backward, optimizer), peak RSS (`ru_maxrss`, MiB), the BLAS
+        libraries mapped, and the foreign CPU load during each step (`--max-extra K` retries a
+        step with more than `--clean-thresh` foreign cores, up to K times)
+
+Environment: as scripts/lanesegnet_fixtures.py (the devkit in OLV2_DEVKIT_DIR included).
+"""
+import argparse
+import copy
+import json
+import logging
+import os
+import sys
+import time
+
+from bench_toponet_original import (FRAME_KEYS, add_stage_hooks, blas_libs, busy_seconds,
+                                    own_cpu_seconds, rss_mib, state_dict_path, stats)
+from lanesegnet_fixtures import (FULL_BEV, GT_KEYS, TWO_FRAMES, build, build_fixture_model,
+                                 build_reduced, data_batch, import_original, load_config,
+                                 versions)
+from original_gradients import ROOT
+
+MODELS = ('reduced', 'full')
+FRAME = 0
+LANESEGNET_FIXTURES = os.path.join(ROOT, 'tests', 'data', 'lanesegnet')
+LANESEGNET_INPUTS = os.path.join(LANESEGNET_FIXTURES, 'inputs.pt')
+PIPELINE_EXPECTED = os.path.join(LANESEGNET_FIXTURES, 'pipeline_expected.pt')
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = ap.add_subparsers(dest='command', required=True)
+    for name in ('prepare', 'time'):
+        command = commands.add_parser(name)
+        command.add_argument('--dir', required=True, help='where prepare writes, time reads')
+        command.add_argument('--model', choices=MODELS, required=True)
+        command.add_argument('--seed', type=int, default=0,
+                             help='prepare: the full model\'s initialisation; time: dropout')
+        command.add_argument('--threads', type=int, default=2)
+    timing = commands.choices['time']
+    timing.add_argument('--warmup', type=int, default=2)
+    timing.add_argument('--steps', type=int, default=5)
+    timing.add_argument('--max-extra', type=int, default=0)
+    timing.add_argument('--clean-thresh', type=float, default=0.15)
+    return ap.parse_args()
+
+
+def input_path(directory, model):
+    return os.path.join(directory, f'{model}_input.pt')
+
+
+def build_model(name):
+    """The original model `name` as its config builds it (weights to be loaded)."""
+    return build_reduced()[1] if name == 'reduced' else build(load_config())
+
+
+def initial_weights(name, seed):
+    """The state dict both sides time: the fixture weights, or the full model's
+    initialisation from `seed`."""
+    import numpy as np
+    import torch
+    if name == 'reduced':
+        return build_fixture_model()[1].state_dict()
+    from mmcv.utils import get_logger
+    get_logger('mmcv', log_level=logging.WARNING)  # init_weights logs every parameter at INFO
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    model = build_model(name)
+    model.init_weights()
+    return model.state_dict()
+
+
+def ground_truth(name):
+    """inputs.pt's targets ('<key>.<frame>'), the instance masks at model `name`'s BEV: the
+    fixture's 25 x 50 ones, or the pipeline's 100 x 200 ones of the same frames as the float64
+    0 / 1 the pipeline hands the model."""
+    import torch
+    extra = torch.load(LANESEGNET_INPUTS)
+    if name == 'full':
+        pipeline = torch.load(PIPELINE_EXPECTED)
+        for key in GT_KEYS:
+            if key == 'gt_instance_masks':
+                continue
+            if not torch.equal(pipeline[f'frames.{FRAME}.{key}'], extra[f'{key}.{FRAME}']):
+                sys.exit(f'{PIPELINE_EXPECTED}: frame {FRAME}\'s {key} differs from '
+                         f'{LANESEGNET_INPUTS}\'s')
+        masks = pipeline[f'frames.{FRAME}.gt_instance_masks'].to(torch.float64)
+        if tuple(masks.shape[1:]) != FULL_BEV:
+            sys.exit(f'{PIPELINE_EXPECTED}: masks {list(masks.shape)}, expected [n, '
+                     f'{FULL_BEV[0]}, {FULL_BEV[1]}]')
+        extra[f'gt_instance_masks.{FRAME}'] = masks
+    return extra
+
+
+def write_input(directory, name):
+    """Frame FRAME of two_frames.pt with LaneSegNet's ground truth, in the fixture input format."""
+    import torch
+    frames = torch.load(TWO_FRAMES)
+    extra = ground_truth(name)
+    out = {key: frames[key][FRAME:FRAME + 1].clone() for key in FRAME_KEYS}
+    out.update({key: extra[f'{key}.{FRAME}'].clone() for key in GT_KEYS})
+    torch.save(out, input_path(directory, name))
+
+
+def prepare(args):
+    import torch
+    os.makedirs(args.dir, exist_ok=True)
+    write_input(args.dir, args.model)
+    weights = initial_weights(args.model, args.seed)
+    torch.save(weights, state_dict_path(args.dir, args.model))
+    print(f'{args.model}: {len(weights)} state-dict entries, '
+          f'{sum(t.numel() for t in weights.values())} values', file=sys.stderr)
+
+
+def run_time(args, t_start):
+    import numpy as np
+    import torch
+    rss_imports = rss_mib()
+    model = build_model(args.model)
+    state = torch.load(state_dict_path(args.dir, args.model), map_location='cpu')
+    model.load_state_dict(state, strict=True)
+    del state
+    frames = torch.load(TWO_FRAMES)
+    batch = data_batch(frames, ground_truth(args.model), [FRAME])
+    rss_load = rss_mib()
+
+    split = {}
+    add_stage_hooks(model, split)
+    model.train()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=1e-4, weight_decay=1e-4)
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    first_losses = {}
+
+    def step():
+        split.clear()
+        t0 = time.perf_counter()
+        losses = model.forward_train(img=batch['img'].clone(),
+                                     img_metas=copy.deepcopy(batch['img_metas']),
+                                     **{key: batch[key] for key in GT_KEYS})
+        total = sum(v for k, v in losses.items() if 'loss' in k)
+        t1 = time.perf_counter()
+        if not first_losses:
+            first_losses.update({k: float(v) for k, v in losses.items()})
+            first_losses['total_loss'] = float(total)
+        split['forward_train+loss'] = t1 - t0
+        split['heads+losses'] = t1 - t0 - sum(split.get(k, 0.0) for k in
+                                              ('backbone', 'neck', 'view_transformer'))
+        total.backward()
+        t2 = time.perf_counter()
+        optimizer.step()
+        t3 = time.perf_counter()
+        optimizer.zero_grad()
+        t4 = time.perf_counter()
+        split.update(backward=t2 - t1, optimizer=t3 - t2, zero_grad=t4 - t3)
+        return t4 - t0
+
+    for _ in range(args.warmup):
+        step()
+    rss_after_warmup = rss_mib()
+
+    runs = []
+    while True:
+        busy0, own0 = busy_seconds(), own_cpu_seconds()
+        wall = step()
+        busy1, own1 = busy_seconds(), own_cpu_seconds()
+        foreign = max(0.0, ((busy1 - busy0) - (own1 - own0)) / wall)
+        runs.append(dict(wall=wall, foreign_cores=round(foreign, 3),
+                         own_cores=round((own1 - own0) / wall, 3),
+                         split={k: round(v, 4) for k, v in split.items()}))
+        clean = [r for r in runs if r['foreign_cores'] < args.clean_thresh]
+        if len(runs) >= args.steps and (len(clean) >= args.steps or
+                                        len(runs) >= args.steps + args.max_extra):
+            break
+    rss_end = rss_mib()
+
+    selected = clean if len(clean) >= args.steps else runs
+    walls = stats([r['wall'] for r in selected])
+    split_keys = sorted({k for r in selected for k in r['split']})
+    meta = batch['img_metas'][0][0]
+    out = dict(
+        model='LaneSegNet', variant=args.model, mode='train', img=list(batch['img'][:, 0].shape),
+        img_shape=list(meta['img_shape'][0]), pad_shape=list(meta['pad_shape'][0]),
+        masks=list(batch['gt_instance_masks'][0].shape),
+        threads=torch.get_num_threads(), warmup=args.warmup, steps=args.steps,
+        median_s=walls['median'], min_s=walls['min'], max_s=walls['max'],
+        stats_over='clean' if selected is clean else 'all', n_runs=len(runs),
+        n_clean=len(clean),
+        split_median={k: stats([r['split'][k] for r in selected if k in r['split']])['median']
+                      for k in split_keys},
+        runs=runs, peak_rss_mib=round(rss_end, 1),
+        rss_mib=dict(imports=round(rss_imports, 1), after_load=round(rss_load, 1),
+                     after_warmup=round(rss_after_warmup, 1), end=round(rss_end, 1)),
+        parameters=sum(p.numel() for p in model.parameters()),
+        versions=versions(), blas=blas_libs(), first_losses=first_losses,
+        total_wall_s=round(time.perf_counter() - t_start, 2))
+    print(json.dumps(out), flush=True)
+
+
+def main():
+    t_start = time.perf_counter()
+    args = parse_args()
+    import torch
+    torch.set_num_threads(args.threads)
+    import_original()
+    if args.command == 'prepare':
+        prepare(args)
+    else:
+        run_time(args, t_start)
+
+
+if __name__ == '__main__':
+    main()

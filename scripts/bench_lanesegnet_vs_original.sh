@@ -1,0 +1,126 @@
+#!/bin/bash
+# The LaneSegNet training step of this project and of the original LaneSegNet, side by side:
+#
+#   scripts/bench_lanesegnet_vs_original.sh [--models "reduced full"] [--threads 2]
+#                                           [--warmup W] [--steps S]
+#
+# Models: `reduced`, the parity fixtures' model and weights (tests/data/lanesegnet/README.md);
+# `full`, the subset-A model without the pretrained backbone, with the original's seeded
+# initialisation. Both on frame 0 of tests/data/gradients/two_frames.pt (7 cameras, 128x160)
+# with LaneSegNet's ground truth of that frame (tests/data/lanesegnet/: 5 lane segments and 2
+# crossings, their instance masks at the model's BEV, 25x50 or 100x200).
+# `scripts/bench_lanesegnet_original.py prepare` first writes, into a temporary folder, that
+# frame in the fixture input format and each model's weights; then, per model, the original
+# (`bench_lanesegnet_original.py time`) and ours (`bench_train_step --input`) run one after the
+# other (never at the same time) on those files, with the same threads and procedure:
+# forward_train + loss sum + backward + AdamW(lr 1e-4, weight decay 1e-4) step + zero_grad,
+# dropout as configured, fp32, `--warmup` untimed and `--steps` timed steps (default 2 and 5 for
+# reduced, 1 and 2 for full), median. Prints a table of both (median time per step and per
+# stage, peak RSS) and their ratio, then one JSON line per model: {"model", "threads", "ours",
+# "original", "step_ratio", "rss_ratio"} with ratio = ours / original. The full model's original
+# peaks near 9 GB (the mask branch at 100x200).
+#
+# Environment: as scripts/bench_vs_original.sh (OLV2_REFERENCE_DIR, OLV2_ORIGINAL_DIR,
+# OLV2_FIXTURES, BENCH, ORIGINAL_PYTHON), and scripts/lanesegnet_fixtures.py's
+# OLV2_LANESEGNET_SOURCES, OLV2_LANESEGNET_DIR and OLV2_DEVKIT_DIR. Both sides must run on the
+# same torch: the original on /usr/bin/python3 (Debian's 1.13) beside a build on Debian's
+# LibTorch, or on a torch 2.11 venv (see scripts/bench_vs_original.sh) beside the default build.
+# The original LaneSegNet imports torchvision (Debian's python3-torchvision) and the v2.x devkit
+# (openlanev2 2.1.0 and similaritymeasures 0.6.0 in OLV2_DEVKIT_DIR); as in
+# scripts/make_lanesegnet_fixtures.sh, the devkit is installed there with pip when missing.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+reference=${OLV2_REFERENCE_DIR:-$root/../shared/reference/original}
+fixtures=${OLV2_FIXTURES:-$root/../shared/fixtures}
+bench=${BENCH:-$root/build/bin/bench_train_step}
+original_dir=${OLV2_ORIGINAL_DIR:-/tmp/olv2-original}
+original_python=${ORIGINAL_PYTHON:-/usr/bin/python3}
+devkit_dir=${OLV2_DEVKIT_DIR:-/tmp/olv2-devkit2}
+models="reduced full"
+threads=2
+warmup=
+steps=
+
+usage() {
+  sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --models) models=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+for model in $models; do
+  [[ $model == reduced || $model == full ]] || usage
+done
+[[ -x $bench ]] || { echo "$0: $bench not found: build the project first" >&2; exit 2; }
+if [[ ! -f $original_dir/.extracted ]]; then
+  OLV2_ORIGINAL_DIR=$original_dir bash "$reference/setup.sh"
+fi
+if [[ ! -d $devkit_dir/openlanev2/lanesegment || ! -d $devkit_dir/similaritymeasures ]]; then
+  "$original_python" -m pip install -q --break-system-packages --no-deps --target "$devkit_dir" \
+    openlanev2==2.1.0 similaritymeasures==0.6.0
+fi
+export OLV2_REFERENCE_DIR=$reference OLV2_ORIGINAL_DIR=$original_dir OLV2_FIXTURES=$fixtures
+export OLV2_DEVKIT_DIR=$devkit_dir
+export OMP_NUM_THREADS=$threads
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+original=("$original_python" "$root/scripts/bench_lanesegnet_original.py")
+for model in $models; do
+  echo "$model: writing the input and weights ..." >&2
+  "${original[@]}" prepare --dir "$work" --model "$model" --threads "$threads"
+done
+for model in $models; do
+  if [[ $model == reduced ]]; then
+    config=$root/configs/fixtures/lanesegnet_reduced.yaml
+    model_warmup=${warmup:-2} model_steps=${steps:-5}
+  else
+    # bench_train_step builds every config with img_backbone.init_cfg = null: no download.
+    config=$root/configs/lanesegnet_r50_8x1_24e_olv2_subset_A.yaml
+    model_warmup=${warmup:-1} model_steps=${steps:-2}
+  fi
+  echo "$model: the original ..." >&2
+  "${original[@]}" time --dir "$work" --model "$model" --threads "$threads" \
+    --warmup "$model_warmup" --steps "$model_steps" | tail -n 1 >>"$work/results"
+  echo "$model: ours ..." >&2
+  "$bench" "$config" --input "$work/${model}_input.pt" \
+    --state-dict "$work/${model}_state_dict.pt" --mode train --precision fp32 \
+    --threads "$threads" --warmup "$model_warmup" --steps "$model_steps" \
+    | tail -n 1 >>"$work/results"
+done
+
+/usr/bin/python3 - "$work/results" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pairs = [(lines[i], lines[i + 1]) for i in range(0, len(lines), 2)]
+stages = ['backbone', 'neck', 'view_transformer', 'heads+losses', 'backward', 'optimizer']
+for original, ours in pairs:
+    o_split, u_split = original['split_median'], ours['split_median']
+    print(f"LaneSegNet {original['variant']}: input {ours['img']}, masks {original['masks']}, "
+          f"fp32, {ours['threads']} threads, {ours['steps']} timed steps after {ours['warmup']}")
+    print(f"  {'':22} {'original':>10} {'ours':>10} {'ours/orig':>10}")
+    rows = [('step s (median)', original['median_s'], ours['median_s'])]
+    rows += [(f'  {k} s', o_split[k], u_split[k]) for k in stages if k in o_split and k in u_split]
+    rows.append(('peak RSS MiB', original['peak_rss_mib'], ours['peak_rss_mib']))
+    for name, o, u in rows:
+        ratio = u / o if o else float('nan')
+        print(f"  {name:22} {o:10.3f} {u:10.3f} {ratio:10.2f}")
+for original, ours in pairs:
+    print(json.dumps({
+        'model': original['variant'], 'threads': ours['threads'], 'img': ours['img'],
+        'warmup': ours['warmup'], 'steps': ours['steps'],
+        'ours': {'step_s': ours['median_s'], 'peak_rss_mib': ours['peak_rss_mib'],
+                 'split_s': ours['split_median']},
+        'original': {'step_s': original['median_s'], 'peak_rss_mib': original['peak_rss_mib'],
+                     'split_s': original['split_median'],
+                     'foreign_cores': [r['foreign_cores'] for r in original['runs']]},
+        'step_ratio': ours['median_s'] / original['median_s'],
+        'rss_ratio': ours['peak_rss_mib'] / original['peak_rss_mib']}))
+PY
