@@ -34,15 +34,14 @@ Two commands, one process each:
 Environment: as scripts/lanesegnet_fixtures.py (the devkit in OLV2_DEVKIT_DIR included).
 """
 import argparse
-import copy
 import json
 import logging
 import os
 import sys
 import time
 
-from bench_toponet_original import (FRAME_KEYS, add_stage_hooks, blas_libs, busy_seconds,
-                                    own_cpu_seconds, rss_mib, state_dict_path, stats)
+from bench_side_by_side import rss_mib, state_dict_path, time_training_steps
+from bench_toponet_original import FRAME_KEYS
 from lanesegnet_fixtures import (FULL_BEV, GT_KEYS, TWO_FRAMES, build, build_fixture_model,
                                  build_reduced, data_batch, import_original, load_config,
                                  versions)
@@ -142,7 +141,6 @@ def prepare(args):
 
 
 def run_time(args, t_start):
-    import numpy as np
     import torch
     rss_imports = rss_mib()
     model = build_model(args.model)
@@ -153,77 +151,10 @@ def run_time(args, t_start):
     batch = data_batch(frames, ground_truth(args.model), [FRAME])
     rss_load = rss_mib()
 
-    split = {}
-    add_stage_hooks(model, split)
-    model.train()
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
-                                  lr=1e-4, weight_decay=1e-4)
-    torch.manual_seed(args.seed)
-    np.random.seed(args.seed)
-    first_losses = {}
-
-    def step():
-        split.clear()
-        t0 = time.perf_counter()
-        losses = model.forward_train(img=batch['img'].clone(),
-                                     img_metas=copy.deepcopy(batch['img_metas']),
-                                     **{key: batch[key] for key in GT_KEYS})
-        total = sum(v for k, v in losses.items() if 'loss' in k)
-        t1 = time.perf_counter()
-        if not first_losses:
-            first_losses.update({k: float(v) for k, v in losses.items()})
-            first_losses['total_loss'] = float(total)
-        split['forward_train+loss'] = t1 - t0
-        split['heads+losses'] = t1 - t0 - sum(split.get(k, 0.0) for k in
-                                              ('backbone', 'neck', 'view_transformer'))
-        total.backward()
-        t2 = time.perf_counter()
-        optimizer.step()
-        t3 = time.perf_counter()
-        optimizer.zero_grad()
-        t4 = time.perf_counter()
-        split.update(backward=t2 - t1, optimizer=t3 - t2, zero_grad=t4 - t3)
-        return t4 - t0
-
-    for _ in range(args.warmup):
-        step()
-    rss_after_warmup = rss_mib()
-
-    runs = []
-    while True:
-        busy0, own0 = busy_seconds(), own_cpu_seconds()
-        wall = step()
-        busy1, own1 = busy_seconds(), own_cpu_seconds()
-        foreign = max(0.0, ((busy1 - busy0) - (own1 - own0)) / wall)
-        runs.append(dict(wall=wall, foreign_cores=round(foreign, 3),
-                         own_cores=round((own1 - own0) / wall, 3),
-                         split={k: round(v, 4) for k, v in split.items()}))
-        clean = [r for r in runs if r['foreign_cores'] < args.clean_thresh]
-        if len(runs) >= args.steps and (len(clean) >= args.steps or
-                                        len(runs) >= args.steps + args.max_extra):
-            break
-    rss_end = rss_mib()
-
-    selected = clean if len(clean) >= args.steps else runs
-    walls = stats([r['wall'] for r in selected])
-    split_keys = sorted({k for r in selected for k in r['split']})
-    meta = batch['img_metas'][0][0]
-    out = dict(
-        model='LaneSegNet', variant=args.model, mode='train', img=list(batch['img'][:, 0].shape),
-        img_shape=list(meta['img_shape'][0]), pad_shape=list(meta['pad_shape'][0]),
-        masks=list(batch['gt_instance_masks'][0].shape),
-        threads=torch.get_num_threads(), warmup=args.warmup, steps=args.steps,
-        median_s=walls['median'], min_s=walls['min'], max_s=walls['max'],
-        stats_over='clean' if selected is clean else 'all', n_runs=len(runs),
-        n_clean=len(clean),
-        split_median={k: stats([r['split'][k] for r in selected if k in r['split']])['median']
-                      for k in split_keys},
-        runs=runs, peak_rss_mib=round(rss_end, 1),
-        rss_mib=dict(imports=round(rss_imports, 1), after_load=round(rss_load, 1),
-                     after_warmup=round(rss_after_warmup, 1), end=round(rss_end, 1)),
-        parameters=sum(p.numel() for p in model.parameters()),
-        versions=versions(), blas=blas_libs(), first_losses=first_losses,
-        total_wall_s=round(time.perf_counter() - t_start, 2))
+    out = dict(model='LaneSegNet', variant=args.model)
+    out.update(time_training_steps(model, batch, GT_KEYS, args, rss_imports, rss_load))
+    out['masks'] = list(batch['gt_instance_masks'][0].shape)
+    out.update(versions=versions(), total_wall_s=round(time.perf_counter() - t_start, 2))
     print(json.dumps(out), flush=True)
 
 

@@ -96,31 +96,4 @@ for model in $models; do
     | tail -n 1 >>"$work/results"
 done
 
-/usr/bin/python3 - "$work/results" <<'PY'
-import json, sys
-lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-pairs = [(lines[i], lines[i + 1]) for i in range(0, len(lines), 2)]
-stages = ['backbone', 'neck', 'view_transformer', 'heads+losses', 'backward', 'optimizer']
-for original, ours in pairs:
-    o_split, u_split = original['split_median'], ours['split_median']
-    print(f"LaneSegNet {original['variant']}: input {ours['img']}, masks {original['masks']}, "
-          f"fp32, {ours['threads']} threads, {ours['steps']} timed steps after {ours['warmup']}")
-    print(f"  {'':22} {'original':>10} {'ours':>10} {'ours/orig':>10}")
-    rows = [('step s (median)', original['median_s'], ours['median_s'])]
-    rows += [(f'  {k} s', o_split[k], u_split[k]) for k in stages if k in o_split and k in u_split]
-    rows.append(('peak RSS MiB', original['peak_rss_mib'], ours['peak_rss_mib']))
-    for name, o, u in rows:
-        ratio = u / o if o else float('nan')
-        print(f"  {name:22} {o:10.3f} {u:10.3f} {ratio:10.2f}")
-for original, ours in pairs:
-    print(json.dumps({
-        'model': original['variant'], 'threads': ours['threads'], 'img': ours['img'],
-        'warmup': ours['warmup'], 'steps': ours['steps'],
-        'ours': {'step_s': ours['median_s'], 'peak_rss_mib': ours['peak_rss_mib'],
-                 'split_s': ours['split_median']},
-        'original': {'step_s': original['median_s'], 'peak_rss_mib': original['peak_rss_mib'],
-                     'split_s': original['split_median'],
-                     'foreign_cores': [r['foreign_cores'] for r in original['runs']]},
-        'step_ratio': ours['median_s'] / original['median_s'],
-        'rss_ratio': ours['peak_rss_mib'] / original['peak_rss_mib']}))
-PY
+/usr/bin/python3 "$root/scripts/bench_side_by_side.py" report "$work/results" LaneSegNet

@@ -28,15 +28,13 @@ Two commands, one process each:
 Environment: as scripts/toponet_fixtures.py.
 """
 import argparse
-import copy
 import json
 import logging
 import os
-import resource
-import statistics
 import sys
 import time
 
+from bench_side_by_side import rss_mib, state_dict_path, time_training_steps
 from original_gradients import ROOT
 from toponet_fixtures import (GT_KEYS, TWO_FRAMES, build, build_fixture_model, build_reduced,
                               data_batch, import_original, load_config, versions)
@@ -49,7 +47,6 @@ FIXTURE_GT = {'gt_lc': 'gt_lanes_3d', 'gt_lc_labels': 'gt_lane_labels_3d',
               'gt_te': 'gt_bboxes', 'gt_te_labels': 'gt_labels',
               'gt_topology_lclc': 'gt_lane_adj', 'gt_topology_lcte': 'gt_lane_lcte_adj'}
 FRAME_KEYS = ('img', 'lidar2img', 'img_shape', 'pad_shape', 'scale_factor', 'can_bus')
-CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
 
 
 def parse_args():
@@ -71,8 +68,6 @@ def parse_args():
     return ap.parse_args()
 
 
-def state_dict_path(directory, model):
-    return os.path.join(directory, f'{model}_state_dict.pt')
 
 
 def build_model(name):
@@ -116,53 +111,19 @@ def prepare(args):
           f'{sum(t.numel() for t in weights.values())} values', file=sys.stderr)
 
 
-def rss_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def busy_seconds():
-    """CPU seconds the whole machine has spent busy (user, nice, system, irq, softirq, steal)."""
-    with open('/proc/stat') as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / CLOCK_TICKS
 
 
-def own_cpu_seconds():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
-def blas_libs():
-    libs = set()
-    with open('/proc/self/maps') as f:
-        for line in f:
-            name = os.path.basename(line.split()[-1])
-            if any(part in name for part in ('blas', 'lapack', 'mkl', 'dnnl')):
-                libs.add(os.path.realpath(line.split()[-1]))
-    return sorted(libs)
 
 
-def add_stage_hooks(model, split):
-    """Adds each stage's forward time to split[stage]."""
-    stages = {'backbone': model.img_backbone, 'neck': model.img_neck,
-              'view_transformer': model.bev_constructor}
-    for stage, module in stages.items():
-        def pre(module, inputs, stage=stage):
-            split['_' + stage] = time.perf_counter()
-
-        def post(module, inputs, outputs, stage=stage):
-            split[stage] = split.get(stage, 0.0) + time.perf_counter() - split.pop('_' + stage)
-        module.register_forward_pre_hook(pre)
-        module.register_forward_hook(post)
 
 
-def stats(values):
-    return dict(median=round(statistics.median(values), 4), min=round(min(values), 4),
-                max=round(max(values), 4))
 
 
 def run_time(args, t_start):
-    import numpy as np
     import torch
     rss_imports = rss_mib()
     model = build_model(args.model)
@@ -173,76 +134,9 @@ def run_time(args, t_start):
     batch = data_batch(frames, torch.load(TOPONET_INPUTS), [FRAME])
     rss_load = rss_mib()
 
-    split = {}
-    add_stage_hooks(model, split)
-    model.train()
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
-                                  lr=1e-4, weight_decay=1e-4)
-    torch.manual_seed(args.seed)
-    np.random.seed(args.seed)
-    first_losses = {}
-
-    def step():
-        split.clear()
-        t0 = time.perf_counter()
-        losses = model.forward_train(img=batch['img'].clone(),
-                                     img_metas=copy.deepcopy(batch['img_metas']),
-                                     **{key: batch[key] for key in GT_KEYS})
-        total = sum(v for k, v in losses.items() if 'loss' in k)
-        t1 = time.perf_counter()
-        if not first_losses:
-            first_losses.update({k: float(v) for k, v in losses.items()})
-            first_losses['total_loss'] = float(total)
-        split['forward_train+loss'] = t1 - t0
-        split['heads+losses'] = t1 - t0 - sum(split.get(k, 0.0) for k in
-                                              ('backbone', 'neck', 'view_transformer'))
-        total.backward()
-        t2 = time.perf_counter()
-        optimizer.step()
-        t3 = time.perf_counter()
-        optimizer.zero_grad()
-        t4 = time.perf_counter()
-        split.update(backward=t2 - t1, optimizer=t3 - t2, zero_grad=t4 - t3)
-        return t4 - t0
-
-    for _ in range(args.warmup):
-        step()
-    rss_after_warmup = rss_mib()
-
-    runs = []
-    while True:
-        busy0, own0 = busy_seconds(), own_cpu_seconds()
-        wall = step()
-        busy1, own1 = busy_seconds(), own_cpu_seconds()
-        foreign = max(0.0, ((busy1 - busy0) - (own1 - own0)) / wall)
-        runs.append(dict(wall=wall, foreign_cores=round(foreign, 3),
-                         own_cores=round((own1 - own0) / wall, 3),
-                         split={k: round(v, 4) for k, v in split.items()}))
-        clean = [r for r in runs if r['foreign_cores'] < args.clean_thresh]
-        if len(runs) >= args.steps and (len(clean) >= args.steps or
-                                        len(runs) >= args.steps + args.max_extra):
-            break
-    rss_end = rss_mib()
-
-    selected = clean if len(clean) >= args.steps else runs
-    walls = stats([r['wall'] for r in selected])
-    split_keys = sorted({k for r in selected for k in r['split']})
-    meta = batch['img_metas'][0][0]
-    out = dict(
-        model='TopoNet', variant=args.model, mode='train', img=list(batch['img'][:, 0].shape),
-        img_shape=list(meta['img_shape'][0]), pad_shape=list(meta['pad_shape'][0]),
-        threads=torch.get_num_threads(), warmup=args.warmup, steps=args.steps,
-        median_s=walls['median'], min_s=walls['min'], max_s=walls['max'],
-        stats_over='clean' if selected is clean else 'all', n_runs=len(runs),
-        n_clean=len(clean),
-        split_median={k: stats([r['split'][k] for r in selected if k in r['split']])['median']
-                      for k in split_keys},
-        runs=runs, peak_rss_mib=round(rss_end, 1),
-        rss_mib=dict(imports=round(rss_imports, 1), after_load=round(rss_load, 1),
-                     after_warmup=round(rss_after_warmup, 1), end=round(rss_end, 1)),
-        parameters=sum(p.numel() for p in model.parameters()),
-        versions=versions(), blas=blas_libs(), first_losses=first_losses,
-        total_wall_s=round(time.perf_counter() - t_start, 2))
+    out = dict(model='TopoNet', variant=args.model)
+    out.update(time_training_steps(model, batch, GT_KEYS, args, rss_imports, rss_load))
+    out.update(versions=versions(), total_wall_s=round(time.perf_counter() - t_start, 2))
     print(json.dumps(out), flush=True)
 
 
