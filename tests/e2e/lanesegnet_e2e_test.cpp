@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path demo_config() { return test::source_dir() / "configs/demo_lanesegnet.yaml"; }
+fs::path lanesegnet_demo_config() { return test::source_dir() / "configs/demo_lanesegnet.yaml"; }
 
 // 6 train and 2 val lane-segment frames at the demo's image size, laid out as the demo expects
 // (data/synthetic_ls under the working folder).
@@ -41,16 +41,16 @@ fs::path lanesegnet_workspace() {
   return workspace;
 }
 
-std::string train_ds(const fs::path& work_dir, const std::string& options) {
+std::string lanesegnet_train_ds(const fs::path& work_dir, const std::string& options) {
   return "cd '" + lanesegnet_workspace().string() + "' && '" +
-         (test::bin_dir() / "train_ds").string() + "' '" + demo_config().string() +
+         (test::bin_dir() / "train_ds").string() + "' '" + lanesegnet_demo_config().string() +
          "' --work-dir '" + work_dir.string() + "' --threads 1 " + options;
 }
 
 // Three epochs of six frames, run once for the tests that use the checkpoint.
-const test::CommandResult& trained() {
+const test::CommandResult& lanesegnet_trained() {
   static const test::CommandResult run =
-      test::run_command(train_ds(lanesegnet_workspace() / "work",
+      test::run_command(lanesegnet_train_ds(lanesegnet_workspace() / "work",
                                  "--cfg-options runner.max_epochs=3 checkpoint_config.interval=3 "
                                  "log_config.interval=2"));
   return run;
@@ -60,7 +60,7 @@ const test::CommandResult& trained() {
 // the checkpoint written.
 TEST(LaneSegNetEndToEnd, TrainsOnSyntheticLaneSegmentFrames) {
   const fs::path work_dir = lanesegnet_workspace() / "work";
-  ASSERT_EQ(trained().exit_status, 0) << trained().output;
+  ASSERT_EQ(lanesegnet_trained().exit_status, 0) << lanesegnet_trained().output;
   const auto records = test::json_log_records(work_dir, "train");
   ASSERT_GE(records.size(), 6u);
   for (const nlohmann::json& record : records) {
@@ -80,12 +80,12 @@ TEST(LaneSegNetEndToEnd, TrainsOnSyntheticLaneSegmentFrames) {
 // test_ds --eval gives the devkit 2.x UniScore and LaneSegNet's own numbers, and its --out
 // submission, scored by the devkit's own collect and evaluate, gives the same UniScore.
 TEST(LaneSegNetEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
-  ASSERT_EQ(trained().exit_status, 0) << trained().output;
+  ASSERT_EQ(lanesegnet_trained().exit_status, 0) << lanesegnet_trained().output;
   const fs::path workspace = lanesegnet_workspace();
   const fs::path work_dir = workspace / "test";
   const auto tested = test::run_command(
       "cd '" + workspace.string() + "' && '" + (test::bin_dir() / "test_ds").string() + "' '" +
-      demo_config().string() + "' work/epoch_3.pth --eval UniScore mAP --out '" +
+      lanesegnet_demo_config().string() + "' work/epoch_3.pth --eval UniScore mAP --out '" +
       (work_dir / "submission.pkl").string() + "' --work-dir '" + work_dir.string() +
       "' --threads 1");
   ASSERT_EQ(tested.exit_status, 0) << tested.output;
@@ -129,7 +129,7 @@ TEST(LaneSegNetEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
 TEST(LaneSegNetEndToEnd, TrainsInMixedPrecisionWithAccumulationAndCheckpointing) {
   const fs::path work_dir = lanesegnet_workspace() / "work_mixed";
   const auto trained = test::run_command(
-      train_ds(work_dir,
+      lanesegnet_train_ds(work_dir,
                "--use-fp16 --no-validate --cfg-options runner.max_epochs=1 log_config.interval=1 "
                "data.gradient_accumulation_steps=2 "
                "'model.checkpoint=[extract_feat, bev_constructor]'"));
@@ -151,7 +151,7 @@ TEST(LaneSegNetEndToEnd, TrainsInMixedPrecisionWithAccumulationAndCheckpointing)
 // uninterrupted run, bit for bit.
 TEST(LaneSegNetEndToEnd, ResumingFromAnEpochCheckpointContinuesTheExactRun) {
   const auto train = [&](const fs::path& work_dir, const std::string& extra) {
-    return test::run_command(train_ds(work_dir, "--no-validate " + extra +
+    return test::run_command(lanesegnet_train_ds(work_dir, "--no-validate " + extra +
                                                     " --cfg-options runner.max_epochs=2 "
                                                     "checkpoint_config.interval=1 "
                                                     "checkpoint_config.max_keep_ckpts=2"));
@@ -189,7 +189,7 @@ TEST(LaneSegNetEndToEnd, TwoRanksTrainAndValidate) {
       "' && DIST_LAUNCHER=self OMP_NUM_THREADS=1 "
       "TRAIN_DS='" +
       (test::bin_dir() / "train_ds").string() + "' bash '" +
-      (test::source_dir() / "scripts/dist_train.sh").string() + "' '" + demo_config().string() +
+      (test::source_dir() / "scripts/dist_train.sh").string() + "' '" + lanesegnet_demo_config().string() +
       "' 2 --work-dir '" + work_dir.string() +
       "' --cfg-options runner.max_epochs=1 evaluation.interval=1 log_config.interval=1 "
       "dist_params.timeout_s=60");
@@ -204,7 +204,7 @@ TEST(LaneSegNetEndToEnd, TwoRanksTrainAndValidate) {
 }
 
 TEST(LaneSegNetEndToEnd, TheDatasetRefusesCentrelineCollections) {
-  const auto refused = test::run_command(train_ds(
+  const auto refused = test::run_command(lanesegnet_train_ds(
       lanesegnet_workspace() / "refused",
       "--cfg-options data.train.ann_file=data/synthetic_ls/data_dict_synthetic_train.pkl"));
   EXPECT_EQ(refused.exit_status, 2) << refused.output;

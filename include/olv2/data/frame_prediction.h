@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "olv2/data/frame.h"
@@ -39,6 +40,10 @@ struct FrameId {
 // and their line types (kLaneLineTypeNames); LaneSegNet writes 10 points per line. Evaluation
 // accepts any number of points >= 1.
 struct LanePrediction {
+  LanePrediction() = default;
+  LanePrediction(std::vector<std::array<float, 3>> centerline, float score)
+      : points(std::move(centerline)), confidence(score) {}
+
   std::vector<std::array<float, 3>> points;
   float confidence = 0.0f;
   std::vector<std::array<float, 3>> left_laneline;   // v2.x only
