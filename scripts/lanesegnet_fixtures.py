@@ -4,7 +4,11 @@
 Runs LaneSegNet (OpenDriveLab/LaneSegNet at commit 9f12fe7, the reference archive beside this
 checkout) on the original baseline's stack (mmcv 1.5.2, mmdet 2.25.0, mmdet3d 1.0.0rc6, Debian's
 torch 1.13) with the v2.x devkit (openlanev2 2.1.0), CPU, fp32, and writes the files
-tests/data/lanesegnet/README.md describes into --dir (default tests/data/lanesegnet). One
+tests/data/lanesegnet/README.md describes into --dir (default tests/data/lanesegnet). With
+--model mapele_bucket it runs LaneSegNet's Map Element Bucket model instead
+(LaneSegNetMapElementBucket: lane segments, traffic elements, areas) and writes the files of
+tests/data/lanesegnet_mapele_bucket/README.md (default --dir that folder; the train cases
+one_frame and batch_two; shapes writes state_dict_shapes_subset_A_mapele_bucket.json). One
 command a process:
 
   shapes            state_dict_shapes_subset_A.json: {name: shape} of the full subset-A model,
@@ -31,7 +35,10 @@ Environment: OLV2_REFERENCE_DIR, OLV2_ORIGINAL_DIR, OLV2_FIXTURES as for origina
 OLV2_LANESEGNET_SOURCES (the archive; default ../shared/reference/lanesegnet/sources.tar.xz beside
 this checkout); OLV2_LANESEGNET_DIR (where it is extracted when not already; default
 /tmp/olv2-lanesegnet); OLV2_DEVKIT_DIR (a folder holding the v2.x devkit `openlanev2/`, default
-/tmp/olv2-devkit2: pip install --no-deps --target DIR openlanev2==2.1.0 similaritymeasures==0.6.0).
+/tmp/olv2-devkit2: pip install --no-deps --target DIR openlanev2==2.1.0 similaritymeasures==0.6.0);
+OLV2_TOPONET_FIXTURES (default tests/data/toponet: the TopoNet fixtures whose BEV, and for
+mapele_bucket whose TE outputs, matchings and losses, must be equal bit for bit; made on another
+CPU they differ in the last bits).
 """
 import argparse
 import copy
@@ -45,11 +52,12 @@ import sys
 import tempfile
 
 from original_gradients import FIXTURES, ORIGINAL, REFERENCE, ROOT, compact
-from toponet_fixtures import (REDUCED_BEV, REDUCED_DIM, REDUCED_FFN_DIM, REDUCED_QUERIES,
-                              SHARED_PREFIXES, WEIGHTS_RULE, check_large_parts, extracted,
-                              formula_checksum, formula_weights, library_versions,
-                              load_fixture_weights, meta, plain, record_matchings,
-                              reduce_large_parts, tensor, z_rotation, zero_dropout)
+from toponet_fixtures import (REDUCED_BEV, REDUCED_DIM, REDUCED_FFN_DIM, REDUCED_POS_DIM,
+                              REDUCED_QUERIES, SHARED_PREFIXES, TE_OUTPUTS, WEIGHTS_RULE,
+                              check_large_parts, extracted, formula_checksum, formula_weights,
+                              keep_outputs, library_versions, load_fixture_weights, meta, plain,
+                              record_matchings, reduce_large_parts, reduce_te_head, tensor,
+                              z_rotation, zero_dropout)
 
 LANESEGNET_COMMIT = '9f12fe7'
 LANESEGNET_SOURCES = os.environ.get(
@@ -63,7 +71,10 @@ TWO_FRAMES = os.path.join(ROOT, 'tests', 'data', 'gradients', 'two_frames.pt')
 CASES = {'one_frame': [0], 'batch_two': [0, 1], 'init_one_frame': [0]}
 # The BEV of each case is TopoNet's (same BEV constructor code, weights and input): it is checked
 # against these files and kept only as per-cell norms (README: "Training step").
-TOPONET_FIXTURES = os.path.join(ROOT, 'tests', 'data', 'toponet')
+# OLV2_TOPONET_FIXTURES: another folder of them, e.g. made on this machine (the BEV's last bits
+# depend on the CPU's vector unit).
+TOPONET_FIXTURES = os.environ.get('OLV2_TOPONET_FIXTURES',
+                                  os.path.join(ROOT, 'tests', 'data', 'toponet'))
 TOPONET_BEV = {'one_frame': ('one_frame_outputs.pt', 'bev'),
                'batch_two': ('batch_two_outputs.pt', 'bev'),
                'init_one_frame': ('one_frame_outputs.pt', 'bev'),
@@ -87,12 +98,53 @@ LANE_OUTPUTS = ('all_cls_scores', 'all_lanes_preds', 'all_lanes_left_type',
                 'all_lanes_right_type', 'history_states')
 POINTS = 10  # method_para n_points: points per line
 FULL_BEV = (100, 200)
+# The Map Element Bucket model (--model mapele_bucket; README of
+# tests/data/lanesegnet_mapele_bucket/): its config, fixture folder, cases, targets and weights.
+MAPELE = 'mapele_bucket'
+MAPELE_CONFIG = 'LaneSegNet/projects/configs/lanesegnet_r50_8x1_24e_olv2_subset_A_mapele_bucket.py'
+MAPELE_DIR = os.path.join(ROOT, 'tests', 'data', 'lanesegnet_mapele_bucket')
+MAPELE_CASES = ('one_frame', 'batch_two')
+MAPELE_RAW_COLLECTION = 'data_dict_mapele_bucket_fixture'
+# Targets of the pipeline (gt_bboxes and gt_labels of the model step are two_frames.pt's).
+MAPELE_GT_KEYS = ('gt_lanes_3d', 'gt_lane_labels_3d', 'gt_lane_adj', 'gt_lane_left_type',
+                  'gt_lane_right_type', 'gt_instance_masks', 'gt_lane_lste_adj', 'gt_areas_3d',
+                  'gt_area_labels_3d')
+MAPELE_TE_KEYS = ('gt_bboxes', 'gt_labels')
+AREA_POINTS = 20  # the devkit's and the dataset's points per area
+MAPELE_LAYER_NORM_WEIGHT = re.compile(
+    r'(pts_bbox_head|bbox_head|area_head)\.transformer\.(encoder|decoder)\.layers\.[0-9]+'
+    r'\.norms\.[0-9]+\.weight'
+    r'|pts_bbox_head\.cls_(left_type_|right_type_)?branches\.[0-9]+\.[14]\.weight'
+    r'|area_head\.cls_branches\.[0-9]+\.1\.weight')
+MAPELE_FORMULA_KEEPS = ('pts_bbox_head.code_weights', 'area_head.code_weights')
+MAPELE_PROBE = ('bbox_head.reg_branches.0.4.weight', 'bbox_head.cls_branches.0.bias',
+                'lste_head.classifier.layers.0.weight', 'area_head.instance_embedding.weight',
+                'area_head.pts_embedding.weight', 'area_head.cls_branches.0.1.weight',
+                'area_head.reg_branches.0.4.bias',
+                'area_head.transformer.decoder.layers.0.attentions.1.sampling_offsets.weight',
+                'area_head.transformer.decoder.layers.0.attentions.0.attn.in_proj_weight')
+AREA_OUTPUTS = ('all_cls_scores', 'all_pts_preds')
+# The reduced area head (README of the mapele fixtures: "Reduced model").
+AREA_VECTORS = 10
+# The areas' heights (m) by area id: among the area head's predicted heights (-2.6 ... -1.2 m
+# in every decoder layer), as their x and y are among its predicted points (behind, to the
+# right), so that the L1 costs of the matchings and of an area's orders do not separate into a
+# part per query plus a part per area (README of the mapele fixtures: "Matchings").
+AREA_HEIGHTS = {21: [-1.3, -2.6, -1.9, -2.2, -1.3], 22: [-2.5, -1.4, -2.1, -1.6, -2.5],
+                31: [-1.3, -2.6, -1.6, -2.4, -1.5, -2.2], 51: [-1.7, -2.6, -1.3, -2.3, -1.7],
+                52: [-2.6, -1.3, -2.4, -1.5, -2.5, -1.4, -2.0]}
+# The raw frames' traffic elements: two_frames.pt's boxes (x1, y1, x2, y2 in the 160-wide front
+# image) scaled to the original front camera's 1550 columns and moved down by the crop's 356 rows.
+TE_RAW_SCALE, TE_RAW_ROW = 1550 / 160, 356
 # A Hungarian matching must beat the next-best assignment by this much (cost units), and no
 # denominator of its Dice cost (on raw logits: sum of logits + mask pixels + 1) may come closer
 # to 0 than MIN_DICE_DENOMINATOR, or the annotations are to be changed (README: "Matchings"):
 # far above the float32 rounding of costs of 1-100 (the matchings here: at least 7e-3 and 1.3).
+# The mapele fixtures' matched areas must prefer their order by MIN_MARGIN too.
 MIN_MARGIN = 2e-3
 MIN_DICE_DENOMINATOR = 1.0
+# Frame 0's outputs alone and in the batch of two (the mapele fixtures check them).
+FRAME0_TOLERANCE = 1e-4
 # The raw frames (README: "Input"): split, then (segment id, timestamp) of frame b.
 RAW_SPLIT = 'train'
 RAW_FRAMES = [('00100', '315970000000000100'), ('00101', '315970000000000101')]
@@ -118,11 +170,20 @@ INIT_SEEDS = (0, 1)
 INIT_FIRST_VALUES = 8
 
 
+MODEL = 'lanesegnet'  # or MAPELE: set by main() from --model
+
+
+def mapele():
+    return MODEL == MAPELE
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--dir', default=os.path.join(ROOT, 'tests', 'data', 'lanesegnet'),
-                    help='the fixture folder: read (inputs.pt) and written')
+    ap.add_argument('--model', choices=['lanesegnet', MAPELE], default='lanesegnet')
+    ap.add_argument('--dir', default=None,
+                    help='the fixture folder: read (inputs.pt) and written (default '
+                    'tests/data/lanesegnet, or tests/data/lanesegnet_mapele_bucket)')
     ap.add_argument('--threads', type=int, default=1)
     commands = ap.add_subparsers(dest='command', required=True)
     commands.add_parser('shapes')
@@ -131,7 +192,13 @@ def parse_args():
     commands.add_parser('train').add_argument('case', choices=sorted(CASES))
     commands.add_parser('test')
     commands.add_parser('pipeline')
-    return ap.parse_args()
+    args = ap.parse_args()
+    if args.dir is None:
+        args.dir = (MAPELE_DIR if args.model == MAPELE
+                    else os.path.join(ROOT, 'tests', 'data', 'lanesegnet'))
+    if args.model == MAPELE and args.command == 'train' and args.case not in MAPELE_CASES:
+        ap.error(f'--model {MAPELE}: train cases {", ".join(MAPELE_CASES)}')
+    return args
 
 
 def lanesegnet_root():
@@ -158,7 +225,8 @@ def import_original():
 
 def load_config():
     from mmcv import Config
-    cfg = Config.fromfile(os.path.join(lanesegnet_root(), CONFIG), import_custom_modules=False)
+    cfg = Config.fromfile(os.path.join(lanesegnet_root(), MAPELE_CONFIG if mapele() else CONFIG),
+                          import_custom_modules=False)
     cfg.model.img_backbone.init_cfg = None
     return cfg
 
@@ -175,7 +243,24 @@ def reduce_model_cfg(model):
         attention.embed_dims = dim
     # The config's FFN config is a one-element tuple (a trailing comma), as in the BEV encoder.
     lane_layer.ffn_cfgs[0].update(embed_dims=dim, feedforward_channels=REDUCED_FFN_DIM)
-    model.lclc_head.update(in_channels_o1=dim, in_channels_o2=dim)
+    if not mapele():
+        model.lclc_head.update(in_channels_o1=dim, in_channels_o2=dim)
+        return
+    for relation in (model.lsls_head, model.lste_head):
+        relation.update(in_channels_o1=dim, in_channels_o2=dim)
+    reduce_te_head(model.bbox_head)
+    area = model.area_head
+    area.update(bev_h=bev_h, bev_w=bev_w, in_channels=dim, num_vec=AREA_VECTORS)
+    area.transformer.embed_dims = dim
+    area_layer = area.transformer.decoder.transformerlayers
+    for attention in area_layer.attn_cfgs:
+        attention.embed_dims = dim
+    area_layer.feedforward_channels = REDUCED_FFN_DIM
+    # As in the TE head: the FFN's width would be mmcv's default ffn_cfgs (embed_dims 256).
+    area_layer.ffn_cfgs = dict(type='FFN', embed_dims=dim)
+    # mmdet's DETRHead asserts num_feats * 2 == embed_dims; its default num_feats is 128.
+    area.positional_encoding = dict(type='SinePositionalEncoding', num_feats=REDUCED_POS_DIM,
+                                    normalize=True)
 
 
 def fixture_model_cfg():
@@ -202,6 +287,8 @@ def build_reduced():
 
 
 def lanesegnet_formula(model):
+    if mapele():
+        return formula_weights(model, MAPELE_LAYER_NORM_WEIGHT, MAPELE_FORMULA_KEEPS)
     return formula_weights(model, LAYER_NORM_WEIGHT, FORMULA_KEEPS)
 
 
@@ -227,10 +314,11 @@ def versions():
 def write_shapes(directory):
     model = build(load_config())
     shapes = {name: list(t.shape) for name, t in model.state_dict().items()}
-    with open(os.path.join(directory, 'state_dict_shapes_subset_A.json'), 'w') as f:
+    name = 'state_dict_shapes_subset_A' + (f'_{MAPELE}' if mapele() else '') + '.json'
+    with open(os.path.join(directory, name), 'w') as f:
         f.write('{\n' + ',\n'.join(f'{json.dumps(k)}: {json.dumps(v)}' for k, v in shapes.items())
                 + '\n}\n')
-    print(f'subset A: {len(shapes)} state-dict entries, '
+    print(f'{name}: {len(shapes)} state-dict entries, '
           f'{sum(math.prod(s) for s in shapes.values())} values', file=sys.stderr)
 
 
@@ -362,6 +450,52 @@ def annotation(b):
             'topology_lsls': topology, 'topology_lste': [[] for _ in segments]}
 
 
+def mapele_annotation(b):
+    """Frame b of the Map Element Bucket fixtures: the LaneSegNet fixture's annotation with
+    traffic elements (two_frames.pt's boxes in the original front camera's pixels, its labels as
+    attributes), topology_lste, and a road boundary in frame 1 (README of the mapele fixtures:
+    "Input")."""
+    import numpy as np
+    import torch
+    ann = annotation(b)
+    if b == 0:
+        ann['area'] = [
+            {'id': 21, 'category': 1, 'points': crossing((-48, -27), 62.0, 11.0, 4.0, 0.0)},
+            {'id': 22, 'category': 1, 'points': crossing((-57, -36), 18.0, 12.0, 5.0, 0.0)},
+            {'id': 31, 'category': 2, 'points': rounded(
+                [[-80, -14, 0], [-66, -20.5, 0], [-58.5, -23, 0], [-49, -27.5, 0],
+                 [-43, -29, 0], [-33, -33.5, 0]])}]
+    else:
+        ann['area'] = [
+            {'id': 51, 'category': 1, 'points': crossing((-45, -24), 115.0, 10.0, 3.5, 0.0)},
+            # A road boundary, bending: 7 unevenly spaced points.
+            {'id': 52, 'category': 2, 'points': rounded(
+                [[-86, -31, 0], [-71, -26, 0], [-64, -22.5, 0], [-52, -19.5, 0],
+                 [-45, -16, 0], [-38, -14.5, 0], [-31, -12, 0]])}]
+    frames = torch.load(TWO_FRAMES)
+    boxes = frames[f'gt_te.{b}'].to(torch.float64).numpy().reshape(-1, 2, 2)
+    labels = frames[f'gt_te_labels.{b}'].tolist()
+    ann['traffic_element'] = [
+        {'id': 60 + 10 * b + i, 'category': 1 if label < 4 else 2, 'attribute': label,
+         'points': np.round(box * TE_RAW_SCALE + np.array([0.0, TE_RAW_ROW]), 2) + 0.0}
+        for i, (box, label) in enumerate(zip(boxes, labels))]
+    ann['topology_lste'] = ([[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 0], [1, 0, 0]] if b == 0
+                            else [[1, 0], [0, 1], [0, 0]])
+    for area in ann['area']:
+        area['points'][:, 2] = AREA_HEIGHTS[area['id']]
+    return ann
+
+
+def frame_annotation(b):
+    return mapele_annotation(b) if mapele() else annotation(b)
+
+
+def listed(items):
+    """Annotation items (dicts) with their numpy values as lists, for the JSON."""
+    return [{k: (v.tolist() if hasattr(v, 'tolist') else v) for k, v in item.items()}
+            for item in items]
+
+
 def frame_json(b):
     """Frame b in the v2.x format: the annotation, and the camera and pose blocks of a pipeline
     fixture frame (README: "Input")."""
@@ -373,18 +507,19 @@ def frame_json(b):
         block = dict(block)
         block['image_path'] = f'{RAW_SPLIT}/{segment_id}/image/{camera}/{timestamp}.jpg'
         sensor[camera] = block
-    ann = annotation(b)
-    listed = {
-        'lane_segment': [{k: (v.tolist() if hasattr(v, 'tolist') else v) for k, v in s.items()}
-                         for s in ann['lane_segment']],
-        'area': [{k: (v.tolist() if hasattr(v, 'tolist') else v) for k, v in a.items()}
-                 for a in ann['area']],
-        'traffic_element': [], 'topology_lsls': ann['topology_lsls'],
-        'topology_lste': ann['topology_lste']}
+    ann = frame_annotation(b)
+    written = {
+        'lane_segment': listed(ann['lane_segment']), 'area': listed(ann['area']),
+        'traffic_element': listed(ann['traffic_element']),
+        'topology_lsls': ann['topology_lsls'], 'topology_lste': ann['topology_lste']}
     return {'version': 'v2.0', 'segment_id': segment_id,
             'meta_data': {'source': 'argoverse2', 'source_id': f'lanesegnet-fixture-{segment_id}'},
             'timestamp': int(timestamp), 'sensor': sensor, 'pose': source['pose'],
-            'annotation': listed}
+            'annotation': written}
+
+
+def raw_collection():
+    return MAPELE_RAW_COLLECTION if mapele() else RAW_COLLECTION
 
 
 def write_raw(directory):
@@ -398,7 +533,7 @@ def write_raw(directory):
             json.dump(frame_json(b), f, indent=1)
             f.write('\n')
         collection[RAW_SPLIT][segment_id] = [f'{timestamp}.json']
-    with open(os.path.join(raw, f'{RAW_COLLECTION}.json'), 'w') as f:
+    with open(os.path.join(raw, f'{raw_collection()}.json'), 'w') as f:
         json.dump(collection, f, indent=1)
         f.write('\n')
     return raw
@@ -407,20 +542,27 @@ def write_raw(directory):
 def collected_infos(raw):
     """The frames as LaneSegNet's tools/data_process.py collects them into its
     *_lanesegnet.pkl (lines resampled to 10 points, float32; areas float32 as annotated), in the
-    collection's order, from a temporary data root that links to raw's split."""
+    collection's order, from a temporary data root that links to raw's split. For the Map
+    Element Bucket model, as the devkit's openlanev2.lanesegment collect makes the *_ls.pkl its
+    dataset reads: the same lines, and areas resampled to 20 points (float32)."""
     import mmcv
-    spec = importlib.util.spec_from_file_location(
-        'lanesegnet_data_process', os.path.join(lanesegnet_root(), DATA_PROCESS))
-    data_process = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(data_process)
-    with open(os.path.join(raw, f'{RAW_COLLECTION}.json')) as f:
+    n_points = {'centerline': POINTS, 'left_laneline': POINTS, 'right_laneline': POINTS}
+    if mapele():
+        from openlanev2.lanesegment.preprocessing import collect
+        n_points['area'] = AREA_POINTS
+        suffix = 'ls'
+    else:
+        spec = importlib.util.spec_from_file_location(
+            'lanesegnet_data_process', os.path.join(lanesegnet_root(), DATA_PROCESS))
+        data_process = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(data_process)
+        collect, suffix = data_process.collect, 'lanesegnet'
+    with open(os.path.join(raw, f'{raw_collection()}.json')) as f:
         collection = json.load(f)
     with tempfile.TemporaryDirectory() as root:
         os.symlink(os.path.abspath(os.path.join(raw, RAW_SPLIT)), os.path.join(root, RAW_SPLIT))
-        name = f'{RAW_COLLECTION}_{RAW_SPLIT}_lanesegnet'
-        data_process.collect(root, {RAW_SPLIT: collection[RAW_SPLIT]}, name,
-                             n_points={'centerline': POINTS, 'left_laneline': POINTS,
-                                       'right_laneline': POINTS})
+        name = f'{raw_collection()}_{RAW_SPLIT}_{suffix}'
+        collect(root, {RAW_SPLIT: collection[RAW_SPLIT]}, name, n_points=n_points)
         infos = mmcv.load(os.path.join(root, f'{name}.pkl'), file_format='pkl')
     return list(infos.values())
 
@@ -429,7 +571,11 @@ def dataset_stub(infos):
     """LaneSegNet's dataset without its __init__ (no files): enough for get_ann_info and
     format_openlanev2_gt."""
     from projects.lanesegnet.datasets.openlanev2_subset_A_lanesegnet_dataset import \
-        OpenLaneV2_subset_A_LaneSegNet_Dataset as Dataset
+        OpenLaneV2_subset_A_LaneSegNet_Dataset
+    from projects.lanesegnet.datasets.openlanev2_subset_A_mapele_bucket_dataset import \
+        OpenLaneV2_subset_A_MapElementBucket_Dataset
+    Dataset = (OpenLaneV2_subset_A_MapElementBucket_Dataset if mapele()
+               else OpenLaneV2_subset_A_LaneSegNet_Dataset)
     dataset = Dataset.__new__(Dataset)
     dataset.LANE_CLASSES = tuple(load_config().class_names)
     dataset.data_infos = infos
@@ -445,12 +591,37 @@ def frame_targets(dataset, index, bev):
                                                         LaneSegmentParameterize3D)
     cfg = load_config()
     results = dataset.get_ann_info(index)
+    if mapele():
+        results = load_te_boxes(results, cfg)
     results = LaneSegmentParameterize3D(method=cfg.para_method, method_para=cfg.method_para)(
         results)
     results = GenerateLaneSegmentMask(points_num=cfg.method_para['n_points'], bev_h=bev[0],
                                       bev_w=bev[1])(results)
     results = CustomFormatBundle3DLane(class_names=cfg.class_names)(results)
+    if mapele():
+        return {key: results[key].data for key in MAPELE_GT_KEYS + MAPELE_TE_KEYS}
     return {key: results[key].data for key in GT_KEYS}
+
+
+def load_te_boxes(ann_info, cfg):
+    """The train pipeline's steps on the traffic elements and the Map Element Bucket
+    annotations: LoadAnnotations3DLaneSegment (the config's), then the box parts of
+    CropFrontViewImageForAv2 (rows - 356, boxes with y2 <= 0 dropped with their lste columns)
+    and RandomScaleImageMultiViewImage (x 0.33, its only scale)."""
+    from mmdet.datasets.builder import PIPELINES
+    from mmcv.utils import build_from_cfg
+    from projects.lanesegnet.datasets.pipelines.transform_3d import (
+        CropFrontViewImageForAv2, RandomScaleImageMultiViewImage)
+    steps = {t['type']: t for t in cfg.train_pipeline}
+    results = build_from_cfg(steps['LoadAnnotations3DLaneSegment'], PIPELINES)(
+        {'ann_info': ann_info, 'bbox_fields': [], 'mask_fields': [], 'seg_fields': [],
+         'bbox3d_fields': [], 'pts_mask_fields': [], 'pts_seg_fields': []})
+    CropFrontViewImageForAv2(**{k: v for k, v in steps['CropFrontViewImageForAv2'].items()
+                                if k != 'type'})._crop_bbox(results)
+    scale, = steps['RandomScaleImageMultiViewImage']['scales']
+    RandomScaleImageMultiViewImage(scales=[scale])._RandomScaleImageMultiViewImage__resize_bboxes(
+        results, scale)
+    return results
 
 
 def annotation_tensors(out, prefix, ann):
@@ -467,6 +638,14 @@ def annotation_tensors(out, prefix, ann):
         out[f'{prefix}area.{i}.points'] = tensor(area['points'])
     out[f'{prefix}topology_lsls'] = tensor(ann['topology_lsls'], 'int64').reshape(
         len(ann['lane_segment']), len(ann['lane_segment']))
+    if not mapele():
+        return
+    for i, element in enumerate(ann['traffic_element']):
+        for key in ('id', 'category', 'attribute'):
+            out[f'{prefix}traffic_element.{i}.{key}'] = torch.tensor(int(element[key]))
+        out[f'{prefix}traffic_element.{i}.points'] = tensor(element['points'])
+    out[f'{prefix}topology_lste'] = tensor(ann['topology_lste'], 'int64').reshape(
+        len(ann['lane_segment']), len(ann['traffic_element']))
 
 
 def check_raw(raw, b, out):
@@ -478,6 +657,8 @@ def check_raw(raw, b, out):
     read = {}
     annotation_tensors(read, '', {**ann, 'area': [{**a, 'points': np.array(a['points'])}
                                                   for a in ann['area']],
+                                  'traffic_element': [{**t, 'points': np.array(t['points'])}
+                                                      for t in ann['traffic_element']],
                                   'lane_segment': [{k: np.array(v) if isinstance(v, list) else v
                                                     for k, v in s.items()}
                                                    for s in ann['lane_segment']]})
@@ -496,10 +677,13 @@ def write_inputs(directory):
     dataset = dataset_stub(collected_infos(raw))
     out = {}
     for b in range(count):
-        annotation_tensors(out, f'annotation.{b}.', annotation(b))
+        annotation_tensors(out, f'annotation.{b}.', frame_annotation(b))
         check_raw(raw, b, out)
         for key, value in frame_targets(dataset, b, REDUCED_BEV).items():
-            out[f'{key}.{b}'] = value
+            if key not in MAPELE_TE_KEYS:
+                out[f'{key}.{b}'] = value
+        if mapele():
+            mapele_inputs(out, frames, b)
         print(f'frame {b}: gt_lanes_3d {list(out[f"gt_lanes_3d.{b}"].shape)}, labels '
               f'{out[f"gt_lane_labels_3d.{b}"].tolist()}, mask pixels '
               f'{out[f"gt_instance_masks.{b}"].sum(dim=(1, 2)).tolist()}', file=sys.stderr)
@@ -511,12 +695,29 @@ def write_inputs(directory):
     torch.save(out, os.path.join(directory, 'inputs.pt'))
 
 
+def mapele_inputs(out, frames, b):
+    """The model step's traffic elements (two_frames.pt's, as the TopoNet fixture feeds them)
+    and which areas MapTR takes for polygons, for frame b; exits unless the lste matrix fits."""
+    import torch
+    out[f'gt_bboxes.{b}'] = frames[f'gt_te.{b}'].clone()
+    out[f'gt_labels.{b}'] = frames[f'gt_te_labels.{b}'].clone()
+    areas = out[f'gt_areas_3d.{b}']
+    out[f'is_poly.{b}'] = torch.tensor([bool(torch.equal(a[0], a[-1])) for a in areas])
+    lste = out[f'gt_lane_lste_adj.{b}']
+    if lste.shape != (len(out[f'gt_lanes_3d.{b}']), len(out[f'gt_bboxes.{b}'])):
+        sys.exit(f'frame {b}: gt_lane_lste_adj {list(lste.shape)} does not fit the TEs')
+    print(f'frame {b}: areas {list(areas.shape)} {areas.dtype}, labels '
+          f'{out[f"gt_area_labels_3d.{b}"].tolist()}, is_poly {out[f"is_poly.{b}"].tolist()}, '
+          f'first - last {(areas[:, 0] - areas[:, -1]).abs().amax(dim=1).tolist()}',
+          file=sys.stderr)
+
+
 def write_probe(directory):
     import torch
     _, model = build_reduced()
     formula = lanesegnet_formula(model)
     probe = {}
-    for name in PROBE:
+    for name in MAPELE_PROBE if mapele() else PROBE:
         values = formula[name]
         if values.numel() <= PROBE_LIMIT:
             probe[name] = values
@@ -532,7 +733,8 @@ def write_probe(directory):
 
 def data_batch(frames, extra, selected):
     """train_step's input: img [B, queue 1, cams, 3, H, W], img_metas [[meta]] per sample."""
-    batch = {key: [extra[f'{key}.{b}'] for b in selected] for key in GT_KEYS}
+    keys = MAPELE_GT_KEYS + MAPELE_TE_KEYS if mapele() else GT_KEYS
+    batch = {key: [extra[f'{key}.{b}'] for b in selected] for key in keys}
     batch['img'] = frames['img'][selected].unsqueeze(1).clone()
     batch['img_metas'] = [[meta(frames, extra, b)] for b in selected]
     return batch
@@ -572,17 +774,51 @@ def cost_float64(assigner, lanes_pred, mask_pred, cls_pred, gt_lanes, gt_mask, g
     eps = assigner.dice_cost.eps
     denominator = pred.sum(-1)[:, None] + gt.sum(-1)[None, :] + eps
     dice = (1 - (2 * pred @ gt.T + eps) / denominator) * assigner.dice_cost.weight
-    return (cls + reg + mask + dice).numpy(), denominator.abs().min().item()
+    return (cls + reg + mask + dice).numpy(), {
+        'least_dice_denominator': denominator.abs().min().item()}
 
 
-def record_margins(head, margins):
-    """margins gets, for each Hungarian matching of the head's loss ('<layer>.<sample>'): its
-    margin over the next-best assignment, its optimal cost, how far the float64 costs are from
-    the original's float32 ones, whether they give the same matching, and the least |Dice
-    denominator| (README: "Matchings"). Exits when float64 costs change a matching. The
-    assigner's scipy call, wrapped, sees every cost matrix."""
+def area_cost_float64(assigner, pts_pred, cls_pred, gt_shifts, gt_labels, *ignored):
+    """MapTRAssigner's cost matrix computed again in float64 (FocalLossCost plus the least
+    LaneL1Cost over each area's orders), and for the pairs it matches: whether the float64 costs
+    pick an order of the same points as the original's (a polygon's orders 0 and 19 are the same
+    points, and the float32 costs of the two may differ in the last bit), how many orders tie for
+    the least cost, and the least gap to the next larger order cost (README: "Matchings")."""
     import numpy as np
-    from projects.lanesegnet.core.lane import lane_hungarian_assigner as assigner_module
+    import torch
+    from scipy.optimize import linear_sum_assignment
+    cls = assigner.cls_cost(cls_pred.detach().double(), gt_labels)
+    count, orders = gt_shifts.shape[:2]
+    ordered = assigner.reg_cost(pts_pred.detach().double().flatten(1),
+                                gt_shifts.double().flatten(2).flatten(0, 1))
+    ordered = ordered.view(len(pts_pred), count, orders)
+    reg, order64 = ordered.min(dim=2)
+    cost = (cls + reg).numpy()
+    order32 = assigner.reg_cost(pts_pred.detach().flatten(1), gt_shifts.flatten(2).flatten(0, 1))
+    order32 = order32.view(len(pts_pred), count, orders).min(dim=2)[1]
+    rows, cols = linear_sum_assignment(cost)
+    pair_costs = ordered[torch.from_numpy(rows), torch.from_numpy(cols)]
+    least = pair_costs.min(dim=1, keepdim=True).values
+    larger = torch.where(pair_costs > least, pair_costs, torch.full_like(pair_costs, math.inf))
+    targets64 = gt_shifts[torch.from_numpy(cols), order64[rows, cols]]
+    targets32 = gt_shifts[torch.from_numpy(cols), order32[rows, cols]]
+    return cost, {
+        'float64_same_shifts': bool(torch.equal(targets64, targets32)),
+        'tied_shifts': (pair_costs == least).sum(dim=1).tolist(),
+        'least_shift_gap': float((larger.min(dim=1).values - least[:, 0]).min()),
+        'least_cost_pairs': np.round(least[:, 0].numpy(), 6).tolist()}
+
+
+def record_margins(head, margins, assigner_module=None, cost64=cost_float64):
+    """margins gets, for each Hungarian matching of the head's loss ('<layer>.<sample>'): its
+    margin over the next-best assignment, its optimal cost and, unless cost64 is None, how far
+    the float64 costs (cost64) are from the original's float32 ones, whether they give the same
+    matching, and what else cost64 tells (the lane head's: the least |Dice denominator|; README:
+    "Matchings"). Exits when float64 costs change a matching. The assigner's scipy call
+    (assigner_module's, by default the lane head's), wrapped, sees every cost matrix."""
+    import numpy as np
+    if assigner_module is None:
+        from projects.lanesegnet.core.lane import lane_hungarian_assigner as assigner_module
     solve = assigner_module.linear_sum_assignment
     get_targets = head.get_targets
     assign = head.assigner.assign
@@ -593,22 +829,24 @@ def record_margins(head, margins):
         current['layer'], current['sample'] = next(layers), 0
         return get_targets(*args, **kwargs)
 
-    def assigning(*args):
+    def assigning(*args, **kwargs):
         current['inputs'] = args
-        return assign(*args)
+        return assign(*args, **kwargs)
 
     def recording(cost):
         key = f'{current["layer"]}.{current["sample"]}'
         margin, best = matching_margin(cost)
-        cost64, least_denominator = cost_float64(head.assigner, *current['inputs'])
         rows, cols = solve(cost)
-        same = [a.tolist() for a in solve(cost64)] == [rows.tolist(), cols.tolist()]
-        margins[key] = {'margin': margin, 'optimal_cost': best,
-                        'float64_cost_error': float(np.abs(cost64 - np.asarray(cost)).max()),
-                        'float64_same_matching': same,
-                        'least_dice_denominator': least_denominator}
-        if not same:
-            sys.exit(f'matching {key} changes with float64 costs: change the annotations')
+        margins[key] = {'margin': margin, 'optimal_cost': best}
+        if cost64 is not None:
+            costs, more = cost64(head.assigner, *current['inputs'])
+            same = [a.tolist() for a in solve(costs)] == [rows.tolist(), cols.tolist()]
+            margins[key].update({
+                'float64_cost_error': float(np.abs(costs - np.asarray(cost)).max()),
+                'float64_same_matching': same}, **more)
+            if not same or not more.get('float64_same_shifts', True):
+                sys.exit(f'matching {key} changes with float64 costs ({margins[key]}): change '
+                         'the annotations')
         current['sample'] += 1
         return rows, cols
 
@@ -646,7 +884,10 @@ def record_outputs(model, out):
     model.bev_constructor.register_forward_hook(keep_bev)
     head.register_forward_hook(keep_head)
     head.transformer.register_forward_hook(keep_transformer)
-    keep_relation(model.lclc_head, out, 'lclc')
+    if mapele():
+        record_mapele_outputs(model, out)
+    else:
+        keep_relation(model.lclc_head, out, 'lclc')
     for layer, block in enumerate(head.transformer.decoder.layers):
         attention = block.attentions[1]
         forward = attention.forward
@@ -657,6 +898,59 @@ def record_outputs(model, out):
             return forward(*args, **kwargs)
 
         attention.forward = recording
+
+
+def record_mapele_outputs(model, out):
+    """The Map Element Bucket model's other heads in out (README of its fixtures: "Training
+    step"): the relation logits, the TE head's outputs and matchings, the area head's outputs,
+    matchings with their shifts, and its ground truth's shifted orders."""
+    def keep_area_transformer(module, inputs, result):
+        hs, init_reference, inter_references = result
+        out['area.hs'] = hs.detach().permute(0, 2, 1, 3).clone()
+        out['area.init_reference'] = init_reference.detach().clone()
+        out['area.inter_references'] = inter_references.detach().clone()
+
+    keep_relation(model.lsls_head, out, 'lsls')
+    keep_relation(model.lste_head, out, 'lste')
+    model.bbox_head.register_forward_hook(keep_outputs(out, 'te', TE_OUTPUTS))
+    record_matchings(model.bbox_head, 'assign.te', out)
+    area = model.area_head
+    area.register_forward_hook(keep_outputs(out, 'area', AREA_OUTPUTS))
+    area.transformer.register_forward_hook(keep_area_transformer)
+    record_matchings(area, 'assign.area', out)
+    record_area_shifts(area, out)
+
+
+def record_area_shifts(head, out):
+    """out gets the area head's gt_shifts_pts per sample (area.gt_shifts_pts.{b}) and, per layer
+    and sample, the order of each matched area (assign.area.{l}.{b}.assigned_shift:
+    order_index[pos_inds, pos_assigned_gt_inds], as _get_target_single takes it)."""
+    shift = head.shift_fixed_num_sampled_points
+    assign = head.assigner.assign
+    get_targets = head.get_targets
+    samples, orders, layers = itertools.count(), [], itertools.count()
+
+    def shifting(gt_area):
+        result = shift(gt_area)
+        out[f'area.gt_shifts_pts.{next(samples)}'] = result.clone()
+        return result
+
+    def assigning(*args):
+        result = assign(*args)
+        orders.append(result[1])
+        return result
+
+    def targets(*args, **kwargs):
+        orders.clear()
+        result = get_targets(*args, **kwargs)
+        layer, matching = next(layers), result[-1]
+        for b, (pos, gt) in enumerate(zip(matching['pos_inds'], matching['pos_assigned_gt_inds'])):
+            out[f'assign.area.{layer}.{b}.assigned_shift'] = orders[b][pos, gt].long().clone()
+        return result
+
+    head.shift_fixed_num_sampled_points = shifting
+    head.assigner.assign = assigning
+    head.get_targets = targets
 
 
 def keep_relation(relation_head, out, key):
@@ -759,6 +1053,7 @@ def run_train(directory, case):
     record_outputs(model, outputs)
     record_matchings(model.pts_bbox_head, 'assign.lane', outputs)
     record_margins(model.pts_bbox_head, margins)
+    other_margins = record_mapele_margins(model) if mapele() else {}
     dtypes = {}
     parse_losses = model._parse_losses
 
@@ -771,6 +1066,8 @@ def run_train(directory, case):
     step['loss'].backward()
 
     check_toponet_bev(case, outputs.pop('bev'))
+    if mapele():
+        check_toponet_te(case, outputs, step['log_vars'])
     gradients, without, zero = gradients_of(model)
     print(f'parameters without a gradient: {without}\nzero gradients: {zero}', file=sys.stderr)
     log_vars = step['log_vars']
@@ -786,6 +1083,8 @@ def run_train(directory, case):
         'formula_entries': len(formula), 'formula_checksum': formula_checksum(formula),
         'matching_margins': margins, 'min_matching_margin': margins[weakest]['margin'],
         'min_matching_margin_at': weakest,
+        **{f'{head}_{key}': value for head, head_margins in other_margins.items()
+           for key, value in least_margin(head_margins).items()},
         'gradients_whole_limit': GRADIENT_WHOLE_LIMIT,
         'gradients_sample_size': GRADIENT_SAMPLE_SIZE, 'threads': torch.get_num_threads(),
         'versions': versions(), 'model_cfg': plain(cfg.model)}
@@ -804,13 +1103,85 @@ def run_train(directory, case):
           f'float64 costs within {max(m["float64_cost_error"] for m in margins.values()):.3g}, '
           f'least |Dice denominator| '
           f'{min(m["least_dice_denominator"] for m in margins.values()):.3g}', file=sys.stderr)
-    if margins[weakest]['margin'] < MIN_MARGIN:
-        sys.exit(f'{case}: matching {weakest} beats the next-best assignment by only '
-                 f'{margins[weakest]["margin"]:.3g} < {MIN_MARGIN}: change the annotations')
+    for head, head_margins in {'lane': margins, **other_margins}.items():
+        least = least_margin(head_margins)
+        print(f'{case}: {head} matchings: least margin {least["min_matching_margin"]:.4g} '
+              f'(layer.sample {least["min_matching_margin_at"]})', file=sys.stderr)
+        if least['min_matching_margin'] < MIN_MARGIN:
+            sys.exit(f'{case}: {head} matching {least["min_matching_margin_at"]} beats the '
+                     f'next-best assignment by only {least["min_matching_margin"]:.3g} < '
+                     f'{MIN_MARGIN}: change the annotations')
+        gaps = {k: m['least_shift_gap'] for k, m in head_margins.items()
+                if m.get('least_shift_gap', math.inf) < MIN_MARGIN}
+        if gaps:
+            sys.exit(f'{case}: matched areas whose best order beats the next by < {MIN_MARGIN}: '
+                     f'{gaps}: change the annotations')
+    if mapele() and case == 'batch_two':
+        check_frame0(directory, outputs)
     near_pole = {k: m['least_dice_denominator'] for k, m in margins.items()
                  if m['least_dice_denominator'] < MIN_DICE_DENOMINATOR}
     if near_pole:
         sys.exit(f'{case}: Dice-cost denominators near 0 {near_pole}: change the annotations')
+
+
+def check_frame0(directory, outputs):
+    """Exits unless frame 0's outputs in the batch of two are the one-frame step's (to
+    FRAME0_TOLERANCE times max(1, the largest |value|); matchings and ground-truth shifts
+    exactly): each one_frame tensor is compared with the batch's at index 0 of the one dimension
+    where their sizes are 1 and 2."""
+    import torch
+    alone = torch.load(os.path.join(directory, 'one_frame_outputs.pt'))
+    worst = (0.0, None)
+    for key, value in alone.items():
+        if key.startswith(('assign.', 'area.gt_shifts_pts.')):  # sample 0's, by name
+            if not torch.equal(value, outputs[key]):
+                sys.exit(f'batch_two: frame 0\'s {key} differs from one_frame\'s')
+            continue
+        batch = outputs[key]
+        dims = [d for d in range(value.dim()) if value.shape[d] != batch.shape[d]]
+        if len(dims) != 1 or (value.shape[dims[0]], batch.shape[dims[0]]) != (1, 2):
+            sys.exit(f'batch_two: {key} {list(batch.shape)} is not a batch of one_frame\'s '
+                     f'{list(value.shape)}')
+        diff = (batch.narrow(dims[0], 0, 1) - value).abs().max().item()
+        worst = max(worst, (diff / max(1.0, value.abs().max().item()), key))
+    print(f'batch_two: frame 0 as in one_frame to {worst[0]:.3g} relative to max(1, the largest '
+          f'|value|) ({worst[1]})', file=sys.stderr)
+    if worst[0] > FRAME0_TOLERANCE:
+        sys.exit(f'batch_two: frame 0 differs from one_frame by {worst[0]:.3g} in {worst[1]}')
+
+
+def least_margin(margins):
+    weakest = min(margins, key=lambda k: margins[k]['margin'])
+    return {'matching_margins': margins, 'min_matching_margin': margins[weakest]['margin'],
+            'min_matching_margin_at': weakest}
+
+
+def record_mapele_margins(model):
+    """{'te': margins, 'area': margins} of the TE head's matchings (margins and optimal costs
+    only: they are TopoNet's) and the area head's (with float64 costs and orders)."""
+    from mmdet.core.bbox.assigners import hungarian_assigner
+    from projects.lanesegnet.thirdparty import maptr_assigner
+    margins = {'te': {}, 'area': {}}
+    record_margins(model.bbox_head, margins['te'], hungarian_assigner, None)
+    record_margins(model.area_head, margins['area'], maptr_assigner, area_cost_float64)
+    return margins
+
+
+def check_toponet_te(case, outputs, log_vars):
+    """Exits unless the TE head's outputs, matchings and losses are the TopoNet fixture's of the
+    same case bit for bit (same head config, weights, image features and ground truth)."""
+    import torch
+    name, _ = TOPONET_BEV[case]
+    theirs = torch.load(os.path.join(TOPONET_FIXTURES, name))
+    keys = [k for k in theirs if k.startswith(('te.', 'assign.te.'))]
+    if sorted(keys) != sorted(k for k in outputs if k.startswith(('te.', 'assign.te.'))):
+        sys.exit(f'{case}: the TE records differ from {name}\'s in their keys')
+    differ = [k for k in keys if not torch.equal(outputs[k], theirs[k])]
+    with open(os.path.join(TOPONET_FIXTURES, name.replace('outputs.pt', 'losses.json'))) as f:
+        losses = json.load(f)['losses']
+    differ += [k for k, v in losses.items() if k.startswith('bbox_head.') and log_vars[k] != v]
+    if differ:
+        sys.exit(f'{case}: TE outputs or losses differ from the TopoNet fixture\'s: {differ}')
 
 
 def decode_last_layer(head, hs, reference):
@@ -837,6 +1208,25 @@ def train_branch_shift(model, head_out, lanes):
         return (decode_last_layer(head, hs, references[-2])[0] - lanes).abs().max().item()
 
 
+def mapele_test_results(out, result):
+    """The Map Element Bucket model's TE, lste and area results of frame 0 in out; exits unless
+    the TE boxes are the TopoNet fixture's (same TE head, weights and image features)."""
+    import torch
+    boxes, scores, labels = result['bbox_results']
+    te = {'test.bbox.boxes': boxes, 'test.bbox.scores': scores, 'test.bbox.labels': labels,
+          'test.lste': result['lste_results']}
+    te = {k: torch.from_numpy(v.copy()) for k, v in te.items()}
+    theirs = torch.load(os.path.join(TOPONET_FIXTURES, 'test_outputs.pt'))
+    differ = [k for k in te if k.startswith('test.bbox.') and not torch.equal(te[k], theirs[k])]
+    if differ:
+        sys.exit(f'test: {differ} differ from the TopoNet fixture\'s')
+    out.update(te)
+    pts, scores, labels = result['area_results']
+    out['test.area.pts'] = torch.from_numpy(pts.copy())
+    out['test.area.scores'] = torch.from_numpy(scores.copy())
+    out['test.area.labels'] = torch.from_numpy(labels.copy())
+
+
 def run_test(directory):
     import torch
     frames = torch.load(TWO_FRAMES)
@@ -855,7 +1245,11 @@ def run_test(directory):
 
     model.simple_test = recording
     model.pts_bbox_head.register_forward_hook(keep_head)
-    keep_relation(model.lclc_head, head_out, 'lclc')
+    if mapele():
+        keep_relation(model.lsls_head, head_out, 'lsls')
+        keep_relation(model.lste_head, head_out, 'lste')
+    else:
+        keep_relation(model.lclc_head, head_out, 'lclc')
     model.pts_bbox_head.transformer.register_forward_hook(
         lambda module, inputs, result: head_out.update(inter_references=result[2]))
     with torch.no_grad():
@@ -873,12 +1267,18 @@ def run_test(directory):
     out['test.all_cls_scores'] = head_out['all_cls_scores'].clone()
     out['test.history_states'] = head_out['history_states'].clone()
     out['test.inter_references'] = head_out['inter_references'].clone()
-    out['test.lclc'] = head_out['lclc'].clone()
+    if mapele():
+        out['test.lsls_logits'] = head_out['lsls'].clone()
+        out['test.lste_logits'] = head_out['lste'].clone()
+        mapele_test_results(out, result)
+    else:
+        out['test.lclc'] = head_out['lclc'].clone()
     shift = train_branch_shift(model, head_out, out['test.lane.lanes'])
     print(f'test: the last layer decoded around inter_references[-2], as in training, would move '
           f'the lanes by up to {shift:.3g} m', file=sys.stderr)
     out['test.all_mask_preds_is_none'] = torch.tensor(head_out['all_mask_preds'] is None)
-    if result['bbox_results'] is not None or result['lste_results'] is not None:
+    if not mapele() and (result['bbox_results'] is not None
+                         or result['lste_results'] is not None):
         sys.exit('test: LaneSegNet returned traffic-element results')
     torch.save(out, os.path.join(directory, 'test_outputs.pt'))
     print(f'test: labels {out["test.lane.labels"].tolist()}, masks computed: '
@@ -1103,9 +1503,14 @@ def write_pipeline(directory):
                 out[f'{prefix}collected.lane_segment.{i}.{key}'] = tensor(segment[key])
         for i, area in enumerate(ann['area']):
             out[f'{prefix}collected.area.{i}.points'] = tensor(area['points'])
+        for i, element in enumerate(ann['traffic_element'] if mapele() else []):
+            out[f'{prefix}collected.traffic_element.{i}.points'] = tensor(element['points'])
         targets = frame_targets(dataset, b, FULL_BEV)
         for key, value in targets.items():
             out[prefix + key] = (value.to(torch.uint8) if key == 'gt_instance_masks' else value)
+    if mapele():
+        torch.save(out, os.path.join(directory, 'pipeline_expected.pt'))
+        return
     record_crossings(out, dataset)
     record_parameterize(out)
     record_masks(out)
@@ -1117,6 +1522,8 @@ def main():
     args = parse_args()
     import torch
     torch.set_num_threads(args.threads)
+    global MODEL
+    MODEL = args.model
     os.makedirs(args.dir, exist_ok=True)
     import_original()
     if args.command == 'shapes':

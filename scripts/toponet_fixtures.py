@@ -172,20 +172,16 @@ def reduce_large_parts(model):
     bev.positional_encoding.update(num_feats=pos_dim, row_num_embed=bev_h, col_num_embed=bev_w)
 
 
-def reduce_model_cfg(model):
-    """Subset A at the sizes of the baseline_large fixture (README: "Reduced model")."""
+def reduce_te_head(te):
+    """The traffic-element head (CustomDeformableDETRHead) at the reduced sizes (README: "Reduced
+    model"); LaneSegNet's map-element-bucket fixtures reduce theirs the same way."""
     dim, ffn_dim, pos_dim = REDUCED_DIM, REDUCED_FFN_DIM, REDUCED_POS_DIM
-    (bev_h, bev_w), num_query = REDUCED_BEV, REDUCED_QUERIES
-    ffn = dict(embed_dims=dim, feedforward_channels=ffn_dim)
-    reduce_large_parts(model)
-
-    te = model.bbox_head
-    te.update(num_query=num_query, in_channels=dim)
-    te.test_cfg.max_per_img = num_query
+    te.update(num_query=REDUCED_QUERIES, in_channels=dim)
+    te.test_cfg.max_per_img = REDUCED_QUERIES
     te.transformer.encoder.num_layers = 1
     te_encoder_layer = te.transformer.encoder.transformerlayers
     te_encoder_layer.attn_cfgs.embed_dims = dim
-    te_encoder_layer.ffn_cfgs[0].update(ffn)
+    te_encoder_layer.ffn_cfgs[0].update(embed_dims=dim, feedforward_channels=ffn_dim)
     te_decoder_layer = te.transformer.decoder.transformerlayers
     for attention in te_decoder_layer.attn_cfgs:
         attention.embed_dims = dim
@@ -193,6 +189,15 @@ def reduce_model_cfg(model):
     # The config leaves this FFN's width to mmcv's default ffn_cfgs (embed_dims 256).
     te_decoder_layer.ffn_cfgs = dict(type='FFN', embed_dims=dim)
     te.positional_encoding.num_feats = pos_dim
+
+
+def reduce_model_cfg(model):
+    """Subset A at the sizes of the baseline_large fixture (README: "Reduced model")."""
+    dim, ffn_dim = REDUCED_DIM, REDUCED_FFN_DIM
+    (bev_h, bev_w), num_query = REDUCED_BEV, REDUCED_QUERIES
+    ffn = dict(embed_dims=dim, feedforward_channels=ffn_dim)
+    reduce_large_parts(model)
+    reduce_te_head(model.bbox_head)
 
     lane = model.lane_head
     lane.update(num_query=num_query, in_channels=dim, bev_h=bev_h, bev_w=bev_w)
@@ -437,20 +442,22 @@ def zero_dropout(model):
     return counts
 
 
+def keep_outputs(out, prefix, keys):
+    """A forward hook that puts the module's result[key] for keys in out as <prefix>.<key>."""
+    def hook(module, inputs, result):
+        for key in keys:
+            out[f'{prefix}.{key}'] = result[key].detach().clone()
+    return hook
+
+
 def record_outputs(model, out):
     """Fills out with the module outputs and matchings of the next forward_train."""
-    def keep(prefix, keys):
-        def hook(module, inputs, result):
-            for key in keys:
-                out[f'{prefix}.{key}'] = result[key].detach().clone()
-        return hook
-
     def keep_bev(module, inputs, result):
         out['bev'] = result.detach().clone()
 
     model.bev_constructor.register_forward_hook(keep_bev)
-    model.bbox_head.register_forward_hook(keep('te', TE_OUTPUTS))
-    model.pts_bbox_head.register_forward_hook(keep('lane', LANE_OUTPUTS))
+    model.bbox_head.register_forward_hook(keep_outputs(out, 'te', TE_OUTPUTS))
+    model.pts_bbox_head.register_forward_hook(keep_outputs(out, 'lane', LANE_OUTPUTS))
     record_matchings(model.bbox_head, 'assign.te', out)
     record_matchings(model.pts_bbox_head, 'assign.lane', out)
 
