@@ -4,21 +4,33 @@
 #   scripts/bench_lanesegnet_vs_original.sh [--models "reduced full"] [--threads 2]
 #                                           [--warmup W] [--steps S]
 #
-# Models: `reduced`, the parity fixtures' model and weights (tests/data/lanesegnet/README.md);
-# `full`, the subset-A model without the pretrained backbone, with the original's seeded
-# initialisation. Both on frame 0 of tests/data/gradients/two_frames.pt (7 cameras, 128x160)
-# with LaneSegNet's ground truth of that frame (tests/data/lanesegnet/: 5 lane segments and 2
-# crossings, their instance masks at the model's BEV, 25x50 or 100x200).
+# Models (default "reduced full"; any of the four, e.g. --models "bucket_reduced bucket_full"):
+#   reduced         LaneSegNet's parity fixtures' model and weights
+#                   (tests/data/lanesegnet/README.md, configs/fixtures/lanesegnet_reduced.yaml)
+#   full            its subset-A model (configs/lanesegnet_r50_8x1_24e_olv2_subset_A.yaml) without
+#                   the pretrained backbone, with the original's seeded initialisation
+#   bucket_reduced  the same two of the Map Element Bucket model (LaneSegNetMapElementBucket):
+#   bucket_full     tests/data/lanesegnet_mapele_bucket/README.md and
+#                   configs/fixtures/lanesegnet_mapele_bucket_reduced.yaml; the subset-A
+#                   configs/lanesegnet_r50_8x1_24e_olv2_subset_A_mapele_bucket.yaml
+# All on frame 0 of tests/data/gradients/two_frames.pt (7 cameras, 128x160) with the model's
+# ground truth of that frame: LaneSegNet's (tests/data/lanesegnet/: 5 lane segments and 2
+# crossings) or the bucket's (tests/data/lanesegnet_mapele_bucket/: the same 5 lane segments
+# with their lane x TE adjacency, two_frames.pt's 3 traffic elements with the front camera's
+# crop_shape, and 3 areas of 20 points, 2 crossings and a road boundary); the lane segments'
+# instance masks at the model's BEV, 25x50 (the fixture's inputs.pt) or 100x200 (its
+# pipeline_expected.pt).
 # `scripts/bench_lanesegnet_original.py prepare` first writes, into a temporary folder, that
 # frame in the fixture input format and each model's weights; then, per model, the original
 # (`bench_lanesegnet_original.py time`) and ours (`bench_train_step --input`) run one after the
 # other (never at the same time) on those files, with the same threads and procedure:
 # forward_train + loss sum + backward + AdamW(lr 1e-4, weight decay 1e-4) step + zero_grad,
 # dropout as configured, fp32, `--warmup` untimed and `--steps` timed steps (default 2 and 5 for
-# reduced, 1 and 2 for full), median. Prints a table of both (median time per step and per
-# stage, peak RSS) and their ratio, then one JSON line per model: {"model", "threads", "ours",
-# "original", "step_ratio", "rss_ratio"} with ratio = ours / original. The full model's original
-# peaks near 9 GB (the mask branch at 100x200).
+# the reduced models, 1 and 2 for the full ones), median. Prints a table of both (median time
+# per step and per stage, peak RSS) and their ratio, then one JSON line per model: {"model",
+# "threads", "ours", "original", "step_ratio", "rss_ratio"} with ratio = ours / original. The
+# full LaneSegNet's original peaks near 9 GB (the mask branch at 100x200); the full bucket has
+# the same mask branch, and the TE and area heads besides.
 #
 # Environment: as scripts/bench_vs_original.sh (OLV2_REFERENCE_DIR, OLV2_ORIGINAL_DIR,
 # OLV2_FIXTURES, BENCH, ORIGINAL_PYTHON), and scripts/lanesegnet_fixtures.py's
@@ -56,7 +68,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 for model in $models; do
-  [[ $model == reduced || $model == full ]] || usage
+  case $model in
+    reduced | full | bucket_reduced | bucket_full) ;;
+    *) usage ;;
+  esac
 done
 [[ -x $bench ]] || { echo "$0: $bench not found: build the project first" >&2; exit 2; }
 if [[ ! -f $original_dir/.extracted ]]; then
@@ -78,12 +93,16 @@ for model in $models; do
   "${original[@]}" prepare --dir "$work" --model "$model" --threads "$threads"
 done
 for model in $models; do
-  if [[ $model == reduced ]]; then
-    config=$root/configs/fixtures/lanesegnet_reduced.yaml
+  # bench_train_step builds every config with img_backbone.init_cfg = null: no download.
+  case $model in
+    reduced) config=$root/configs/fixtures/lanesegnet_reduced.yaml ;;
+    full) config=$root/configs/lanesegnet_r50_8x1_24e_olv2_subset_A.yaml ;;
+    bucket_reduced) config=$root/configs/fixtures/lanesegnet_mapele_bucket_reduced.yaml ;;
+    bucket_full) config=$root/configs/lanesegnet_r50_8x1_24e_olv2_subset_A_mapele_bucket.yaml ;;
+  esac
+  if [[ $model == *reduced ]]; then
     model_warmup=${warmup:-2} model_steps=${steps:-5}
   else
-    # bench_train_step builds every config with img_backbone.init_cfg = null: no download.
-    config=$root/configs/lanesegnet_r50_8x1_24e_olv2_subset_A.yaml
     model_warmup=${warmup:-1} model_steps=${steps:-2}
   fi
   echo "$model: the original ..." >&2

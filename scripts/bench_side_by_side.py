@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What the side-by-side benchmarks of a detector against its original share.
 
-Imported by scripts/bench_toponet_original.py and scripts/bench_lanesegnet_original.py:
+Imported by scripts/bench_toponet_original.py and scripts/bench_lanesegnet_original.py (LaneSegNet
+and its Map Element Bucket model):
 `time_training_steps` times the original model's training step (forward_train + the sum of the
 loss terms + backward + AdamW(lr 1e-4, weight decay 1e-4).step() + zero_grad(), the procedure of
 the reference's bench_original.py) with a per-stage split, the peak RSS and the foreign CPU load
@@ -10,7 +11,8 @@ of each step.
 Run by the drivers (scripts/bench_toponet_vs_original.sh, bench_lanesegnet_vs_original.sh):
 
   report RESULTS DETECTOR
-        RESULTS holds JSON lines, the original's then ours, per model; prints a table of both
+        RESULTS holds JSON lines, the original's then ours, per model (the original's names
+        it: its `variant`, e.g. reduced, full, bucket_reduced, bucket_full); prints a table of both
         (median time per step and per stage, peak RSS) and their ratio, then one JSON line per
         model: {"model", "threads", "ours", "original", "step_ratio", "rss_ratio"} with
         ratio = ours / original.

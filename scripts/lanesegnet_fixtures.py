@@ -103,6 +103,9 @@ FULL_BEV = (100, 200)
 MAPELE = 'mapele_bucket'
 MAPELE_CONFIG = 'LaneSegNet/projects/configs/lanesegnet_r50_8x1_24e_olv2_subset_A_mapele_bucket.py'
 MAPELE_DIR = os.path.join(ROOT, 'tests', 'data', 'lanesegnet_mapele_bucket')
+# The fixture folder of each --model.
+FIXTURE_DIRS = {'lanesegnet': os.path.join(ROOT, 'tests', 'data', 'lanesegnet'),
+                MAPELE: MAPELE_DIR}
 MAPELE_CASES = ('one_frame', 'batch_two')
 MAPELE_RAW_COLLECTION = 'data_dict_mapele_bucket_fixture'
 # Targets of the pipeline (gt_bboxes and gt_labels of the model step are two_frames.pt's).
@@ -194,8 +197,7 @@ def parse_args():
     commands.add_parser('pipeline')
     args = ap.parse_args()
     if args.dir is None:
-        args.dir = (MAPELE_DIR if args.model == MAPELE
-                    else os.path.join(ROOT, 'tests', 'data', 'lanesegnet'))
+        args.dir = FIXTURE_DIRS[args.model]
     if args.model == MAPELE and args.command == 'train' and args.case not in MAPELE_CASES:
         ap.error(f'--model {MAPELE}: train cases {", ".join(MAPELE_CASES)}')
     return args
@@ -731,10 +733,14 @@ def write_probe(directory):
 # ---------------------------------------------------------------------------------------------
 # Training and test steps.
 
+def batch_keys():
+    """The ground-truth arguments of the model's forward_train, as inputs.pt names them."""
+    return MAPELE_GT_KEYS + MAPELE_TE_KEYS if mapele() else GT_KEYS
+
+
 def data_batch(frames, extra, selected):
     """train_step's input: img [B, queue 1, cams, 3, H, W], img_metas [[meta]] per sample."""
-    keys = MAPELE_GT_KEYS + MAPELE_TE_KEYS if mapele() else GT_KEYS
-    batch = {key: [extra[f'{key}.{b}'] for b in selected] for key in keys}
+    batch = {key: [extra[f'{key}.{b}'] for b in selected] for key in batch_keys()}
     batch['img'] = frames['img'][selected].unsqueeze(1).clone()
     batch['img_metas'] = [[meta(frames, extra, b)] for b in selected]
     return batch
