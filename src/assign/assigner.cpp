@@ -6,6 +6,7 @@
 #include "olv2/assign/lane_hungarian_assigner.h"
 #include "olv2/assign/lane_segment_hungarian_assigner.h"
 #include "olv2/assign/linear_sum_assignment.h"
+#include "olv2/assign/maptr_assigner.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -18,6 +19,8 @@ const char* describe(AssignedObjects objects) {
       return "lanes";
     case AssignedObjects::kLaneSegments:
       return "lane segments";
+    case AssignedObjects::kPointSets:
+      return "point sets";
   }
   return "objects";
 }
@@ -40,6 +43,7 @@ const Registry<AssignerOptions>& assigner_registry() {
           {"LaneHungarianAssigner3D", AssignerRegistry::entry<LaneHungarianAssigner3DOptions>()},
           {"LaneSegmentHungarianAssigner3D",
            AssignerRegistry::entry<LaneSegmentHungarianAssigner3DOptions>()},
+          {"MapTRAssigner", AssignerRegistry::entry<MapTrAssignerOptions>()},
       });
   return registry;
 }

@@ -5,6 +5,7 @@
 #include "olv2/losses/focal_loss.h"
 #include "olv2/losses/giou_loss.h"
 #include "olv2/losses/l1_loss.h"
+#include "olv2/losses/pts_dir_cos_loss.h"
 
 namespace olv2 {
 
@@ -17,6 +18,7 @@ const Registry<Loss>& loss_registry() {
                   {"FocalLoss", LossRegistry::entry<FocalLoss>()},
                   {"GIoULoss", LossRegistry::entry<GIoULoss>()},
                   {"L1Loss", LossRegistry::entry<L1Loss>()},
+                  {"PtsDirCosLoss", LossRegistry::entry<PtsDirCosLoss>()},
               });
   return registry;
 }

@@ -12,6 +12,8 @@ const char* describe(PredictionKind kind) {
       return "lane points";
     case PredictionKind::kMaskLogits:
       return "mask logits";
+    case PredictionKind::kPointDirections:
+      return "point directions";
   }
   return "predictions";
 }

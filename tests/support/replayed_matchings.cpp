@@ -21,6 +21,9 @@ AssignResult deep_copy(const AssignResult& matching) {
   copy.pos_inds = matching.pos_inds.clone();
   copy.neg_inds = matching.neg_inds.clone();
   copy.pos_assigned_gt_inds = matching.pos_assigned_gt_inds.clone();
+  if (matching.pos_assigned_orders.defined()) {
+    copy.pos_assigned_orders = matching.pos_assigned_orders.clone();
+  }
   return copy;
 }
 

@@ -11,6 +11,9 @@ struct AssignResult {
   at::Tensor pos_inds;              // [P] int64, ascending: queries matched to a GT
   at::Tensor neg_inds;              // [Q - P] int64, ascending: the other queries
   at::Tensor pos_assigned_gt_inds;  // [P] int64: the GT index of each positive
+  // Point sets matched in any of their orders (MapTRAssigner): the order of its GT each positive
+  // was matched in, [P] int64; undefined for the other assigners.
+  at::Tensor pos_assigned_orders;
 };
 
 // Builds the result from the matched (query, GT) pairs of `num_queries` queries.

@@ -13,7 +13,8 @@ namespace olv2 {
 struct AssignInputs {
   at::Tensor predictions;  // [Q, R]: boxes (cx, cy, w, h) normalised by the image, or lanes
   at::Tensor cls_logits;   // [Q, C]
-  at::Tensor targets;      // [G, R]: boxes xyxy in pixels, or lanes in metres
+  at::Tensor targets;      // [G, R]: boxes xyxy in pixels, or lanes in metres; point sets
+                           // [G, S, R]: each GT in its S orders
   at::Tensor labels;       // [G]
   double img_h = 0.0;      // the un-padded image (boxes)
   double img_w = 0.0;
@@ -23,10 +24,11 @@ struct AssignInputs {
 };
 
 // What an assigner's predictions and targets are; a head checks that its assigner matches its
-// objects. Lane segments are lanes with instance masks.
-enum class AssignedObjects { kBoxes, kLanes, kLaneSegments };
+// objects. Lane segments are lanes with instance masks; point sets are matched in whichever of
+// their orders fits best (MapTR's areas).
+enum class AssignedObjects { kBoxes, kLanes, kLaneSegments, kPointSets };
 
-// "boxes", "lanes" or "lane segments", for messages.
+// "boxes", "lanes", "lane segments" or "point sets", for messages.
 const char* describe(AssignedObjects objects);
 
 // mmdet's assigner: a cost between every query and every ground-truth object, then a

@@ -11,11 +11,12 @@
 namespace olv2 {
 
 // The predictions a loss or match cost compares with their targets: class logits with labels,
-// boxes with boxes, lanes' flattened control points with theirs, or per-instance mask logits
-// ([N, *]) with 0/1 masks of the same shape.
-enum class PredictionKind { kClassScores, kBoxes, kLanePoints, kMaskLogits };
+// boxes with boxes, lanes' flattened control points with theirs, per-instance mask logits
+// ([N, *]) with 0/1 masks of the same shape, or the directions between consecutive points of
+// point sets ([N, K, D]) with theirs.
+enum class PredictionKind { kClassScores, kBoxes, kLanePoints, kMaskLogits, kPointDirections };
 
-// "class scores", "boxes", "lane points" or "mask logits", for messages.
+// "class scores", "boxes", "lane points", "mask logits" or "point directions", for messages.
 const char* describe(PredictionKind kind);
 
 // The component of `registry` (losses, match costs: each says what it `accepts`) configured by

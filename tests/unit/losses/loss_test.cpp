@@ -50,7 +50,7 @@ TEST(LossRegistry, RefusesALossOfOtherPredictionsAndUnknownTypes) {
     EXPECT_NE(std::string(error.what())
                   .find("unknown loss type `SmoothL1Loss` (expected one of: CrossEntropyLoss, "
                         "DiceLoss, FocalLoss, "
-                        "GIoULoss, L1Loss)"),
+                        "GIoULoss, L1Loss, PtsDirCosLoss)"),
               std::string::npos)
         << error.what();
   }
