@@ -105,6 +105,13 @@ Batch collate(std::vector<Sample> samples) {
         batch.gt_lane_right_type.push_back(s.gt_lane_right_type);
         batch.gt_instance_masks.push_back(s.gt_instance_masks);
       }
+      if (s.gt_areas.defined() != samples.front().gt_areas.defined()) {
+        throw runtime_error("collate: samples with and without areas");
+      }
+      if (s.gt_areas.defined()) {
+        batch.gt_areas.push_back(s.gt_areas);
+        batch.gt_area_labels.push_back(s.gt_area_labels);
+      }
     }
   }
   batch.images = stack_images(samples);
@@ -129,6 +136,8 @@ Batch Batch::to(const c10::Device& device, bool non_blocking) const {
   out.gt_lane_left_type = moved(gt_lane_left_type, device, non_blocking);
   out.gt_lane_right_type = moved(gt_lane_right_type, device, non_blocking);
   out.gt_instance_masks = moved(gt_instance_masks, device, non_blocking);
+  out.gt_areas = moved(gt_areas, device, non_blocking);
+  out.gt_area_labels = moved(gt_area_labels, device, non_blocking);
   return out;
 }
 
@@ -148,6 +157,8 @@ Batch Batch::pin_memory() const {
   out.gt_lane_left_type = pinned(gt_lane_left_type);
   out.gt_lane_right_type = pinned(gt_lane_right_type);
   out.gt_instance_masks = pinned(gt_instance_masks);
+  out.gt_areas = pinned(gt_areas);
+  out.gt_area_labels = pinned(gt_area_labels);
   return out;
 }
 

@@ -8,8 +8,10 @@
 namespace olv2 {
 namespace {
 
-// LaneSegNet's dataset: subset A's v2.x lane-segment frames.
+// LaneSegNet's datasets: subset A's v2.x lane-segment frames, the pedestrian crossings learned
+// as lane segments (LaneSegNet) or every area as a point set (the Map Element Bucket).
 constexpr const char* kLaneSegNetDataset = "OpenLaneV2_subset_A_LaneSegNet_Dataset";
+constexpr const char* kMapElementBucketDataset = "OpenLaneV2_subset_A_MapElementBucket_Dataset";
 
 // The collection file is where `meta_root` (or TopoNet's `ann_file`) says, relative to the
 // current folder unless absolute; an input error that says so, and how to point the config at
@@ -44,17 +46,17 @@ Schema DatasetSpec::schema() {
     modality.optional(input, Schema::boolean());
   }
   return Schema::map()
-      .optional("type",
-                Schema::string().choices({"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset",
-                                          "OpenLaneV2_subset_A_Dataset",
-                                          "OpenLaneV2_subset_B_Dataset", kLaneSegNetDataset}))
+      .optional("type", Schema::string().choices(
+                            {"OpenLaneV2SubsetADataset", "OpenLaneV2SubsetBDataset",
+                             "OpenLaneV2_subset_A_Dataset", "OpenLaneV2_subset_B_Dataset",
+                             kLaneSegNetDataset, kMapElementBucketDataset}))
       .optional("data_root", Schema::string())
       .optional("meta_root", Schema::string())
       .optional("collection", Schema::string())
       .optional("ann_file", Schema::string())
       .optional("split", Schema::string())
       .optional("classes", Schema::sequence(Schema::string().choices(
-                               {"centerline", "lane_segment", "ped_crossing"})))
+                               {"centerline", "lane_segment", "ped_crossing", "road_boundary"})))
       .optional("points_num", Schema::integer().range(2, 1000))
       .optional("modality", modality)
       .optional("filter_map_change", Schema::boolean())
@@ -73,9 +75,24 @@ const std::vector<std::string> kMapChangeLogsB = {
     "a6daedc3063b421cb3a05019e545f925", "02f1e5e2fc544798aad223f5ae5e8440",
     "55638ae3a8b34572aef756ee7fbce0df", "20ec831deb0f44e397497198cbe5a97c"};
 
+// Which objects a dataset type gives its model.
+enum class DatasetObjects { kCenterlines, kLaneSegmentsWithCrossings, kMapElements };
+
+std::vector<std::string> expected_classes(DatasetObjects objects) {
+  switch (objects) {
+    case DatasetObjects::kLaneSegmentsWithCrossings:
+      return {"lane_segment", "ped_crossing"};
+    case DatasetObjects::kMapElements:
+      return {"lane_segment", "ped_crossing", "road_boundary"};
+    case DatasetObjects::kCenterlines:
+      break;
+  }
+  return {"centerline"};
+}
+
 // TopoNet's and LaneSegNet's dataset keys that describe what the data is rather than where:
 // they must say what the models read (their classes, cameras only).
-void require_camera_inputs(const ConfigNode& dataset, bool lane_segments) {
+void require_camera_inputs(const ConfigNode& dataset, DatasetObjects objects) {
   if (const ConfigNode* modality = dataset.find("modality")) {
     for (const auto& [input, used] : modality->entries()) {
       if (used.as_bool() != (input == "use_camera")) {
@@ -87,14 +104,38 @@ void require_camera_inputs(const ConfigNode& dataset, bool lane_segments) {
   }
   const ConfigNode* classes = dataset.find("classes");
   if (classes == nullptr) return;
-  const std::vector<std::string> expected =
-      lane_segments ? std::vector<std::string>{"lane_segment", "ped_crossing"}
-                    : std::vector<std::string>{"centerline"};
-  if (classes->as_vector<std::string>() != expected) {
-    throw input_error(classes->where() +
-                      (lane_segments ? ": expected [lane_segment, ped_crossing] (LaneSegNet's "
-                                       "classes: crossings are learned as lane segments)"
-                                     : ": expected [centerline], the one lane class"));
+  if (classes->as_vector<std::string>() == expected_classes(objects)) return;
+  switch (objects) {
+    case DatasetObjects::kCenterlines:
+      throw input_error(classes->where() + ": expected [centerline], the one lane class");
+    case DatasetObjects::kLaneSegmentsWithCrossings:
+      throw input_error(classes->where() +
+                        ": expected [lane_segment, ped_crossing] (LaneSegNet's classes: "
+                        "crossings are learned as lane segments)");
+    case DatasetObjects::kMapElements:
+      throw input_error(classes->where() +
+                        ": expected [lane_segment, ped_crossing, road_boundary] (the Map Element "
+                        "Bucket's classes)");
+  }
+}
+
+// The LoadAnnotations3DLaneSegment of a lane-segment pipeline must load what the dataset type's
+// get_ann_info gives: areas as point sets for the Map Element Bucket (`with_area: true`),
+// crossings as lane segments for LaneSegNet.
+void require_area_loading(const ConfigNode& pipeline, DatasetObjects objects) {
+  if (objects == DatasetObjects::kCenterlines) return;
+  for (size_t i = 0; i < pipeline.size(); ++i) {
+    const ConfigNode& step = pipeline[i];
+    if (step.get<std::string>("type", "") != "LoadAnnotations3DLaneSegment") continue;
+    const bool with_area = step.get<bool>("with_area", false);
+    if (with_area != (objects == DatasetObjects::kMapElements)) {
+      throw input_error(step.where() +
+                        (with_area ? ": with_area: true loads every area as a point set, which "
+                                     "the Map Element Bucket's dataset gives; LaneSegNet's "
+                                     "learns the crossings as lane segments"
+                                   : ": the Map Element Bucket's dataset gives every area as a "
+                                     "point set to the area head; set with_area: true"));
+    }
   }
 }
 
@@ -111,16 +152,20 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
                       "data/OpenLane-V2/data_dict_subset_A_train.pkl), one of them");
   }
   const std::string type = dataset.get<std::string>("type", "");
-  const bool lane_segments = type == kLaneSegNetDataset;
-  require_camera_inputs(dataset, lane_segments);
+  const DatasetObjects objects = type == kLaneSegNetDataset
+                                     ? DatasetObjects::kLaneSegmentsWithCrossings
+                                 : type == kMapElementBucketDataset ? DatasetObjects::kMapElements
+                                                                    : DatasetObjects::kCenterlines;
+  const bool lane_segments = objects != DatasetObjects::kCenterlines;
+  require_camera_inputs(dataset, objects);
   DatasetSpec spec;
   spec.location = resolve_dataset_location(root, split_key);
   const ConfigNode& named = collection != nullptr ? *collection : *ann_file;
   if (lane_segments && frame_format(spec.location.kind) != FrameFormat::kLaneSegment) {
     throw input_error(named.where() + ": `" + named.text() + "` names a collection of v1.x " +
-                      "centerline frames; " + kLaneSegNetDataset +
+                      "centerline frames; " + type +
                       " reads v2.x lane-segment frames (e.g. "
-                      "data_dict_subset_A_train_lanesegnet)");
+                      "data_dict_subset_A_train_lanesegnet or data_dict_subset_A_train_ls)");
   }
   if (!lane_segments && frame_format(spec.location.kind) != FrameFormat::kLaneCenterline) {
     throw input_error(named.where() + ": `" + named.text() +
@@ -143,7 +188,8 @@ DatasetSpec DatasetSpec::from_config(const ConfigNode& root, const std::string& 
     }
     spec.excluded_sources = *spec.subset == Subset::kA ? kMapChangeLogsA : kMapChangeLogsB;
   }
-  spec.pipeline = build_pipeline(root.at("data").at(split_key).at("pipeline"));
+  require_area_loading(dataset.at("pipeline"), objects);
+  spec.pipeline = build_pipeline(dataset.at("pipeline"));
   const DataSection data = DataSection::from_config(root.at("data"));
   spec.skip_bad_frames = data.skip_bad_frames;
   spec.max_frames = data.max_frames;

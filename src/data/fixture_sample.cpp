@@ -49,7 +49,7 @@ at::Tensor frame_images(const std::map<std::string, at::Tensor>& tensors,
 
 // Each ground-truth key under the original forward_train's argument name, then the older
 // fixtures' name.
-const std::array<std::pair<const char*, const char*>, 9> kGroundTruthKeys = {{
+const std::array<std::pair<const char*, const char*>, 12> kGroundTruthKeys = {{
     {"gt_lanes_3d", "gt_lc"},
     {"gt_lane_labels_3d", "gt_lc_labels"},
     {"gt_bboxes", "gt_te"},
@@ -60,8 +60,14 @@ const std::array<std::pair<const char*, const char*>, 9> kGroundTruthKeys = {{
     {"gt_lane_left_type", "gt_lane_left_type"},
     {"gt_lane_right_type", "gt_lane_right_type"},
     {"gt_instance_masks", "gt_instance_masks"},
+    // The Map Element Bucket's forward_train only: its lane-segment to traffic-element adjacency
+    // and its areas.
+    {"gt_lane_lste_adj", "gt_topology_lcte"},
+    {"gt_areas_3d", "gt_areas"},
+    {"gt_area_labels_3d", "gt_area_labels"},
 }};
 constexpr size_t kFirstLaneSegmentKey = 6;
+constexpr size_t kFirstBucketKey = 9;
 
 }  // namespace
 
@@ -164,11 +170,16 @@ Batch read_fixture_batch(const std::filesystem::path& file, bool with_gt,
       batch.gt_te.push_back(optional(2, 2));
       batch.gt_te_labels.push_back(optional(3, 1));
       batch.gt_topology_lclc.push_back(gt(4, b, 2));
-      batch.gt_topology_lcte.push_back(optional(5, 2));
+      batch.gt_topology_lcte.push_back(has(kFirstBucketKey, b) ? gt(kFirstBucketKey, b, 2)
+                                                               : optional(5, 2));
       if (segments) {
         batch.gt_lane_left_type.push_back(gt(kFirstLaneSegmentKey, b, 1));
         batch.gt_lane_right_type.push_back(gt(kFirstLaneSegmentKey + 1, b, 1));
         batch.gt_instance_masks.push_back(gt(kFirstLaneSegmentKey + 2, b, 3));
+      }
+      if (has(kFirstBucketKey + 1, b)) {
+        batch.gt_areas.push_back(gt(kFirstBucketKey + 1, b, 3));
+        batch.gt_area_labels.push_back(gt(kFirstBucketKey + 2, b, 1));
       }
     }
   }

@@ -73,7 +73,9 @@ void append_sample_dump(const Sample& sample, const std::string& split, PthDictI
     add("gt_topology_lcte", sample.gt_topology_lcte);
     for (const auto& [key, tensor] : {std::pair{"gt_lane_left_type", &sample.gt_lane_left_type},
                                       std::pair{"gt_lane_right_type", &sample.gt_lane_right_type},
-                                      std::pair{"gt_instance_masks", &sample.gt_instance_masks}}) {
+                                      std::pair{"gt_instance_masks", &sample.gt_instance_masks},
+                                      std::pair{"gt_areas", &sample.gt_areas},
+                                      std::pair{"gt_area_labels", &sample.gt_area_labels}}) {
       if (tensor->defined()) add(key, *tensor);
     }
   }

@@ -40,7 +40,7 @@ at::Tensor line_tensor(const std::vector<float>& values) {
 // The annotation transforms of LaneSegNet's train pipeline, at the full BEV.
 void annotate(PipelineData& data, int64_t bev_h = 100, int64_t bev_w = 200) {
   std::mt19937_64 rng(0);
-  LoadLaneSegmentAnnotations().apply(data, rng);
+  LoadLaneSegmentAnnotations(/*with_area=*/false).apply(data, rng);
   LaneSegmentParameterize3D(kPoints).apply(data, rng);
   GenerateLaneSegmentMask(kPoints, {-50.0, -25.0, 50.0, 25.0}, bev_h, bev_w).apply(data, rng);
 }

@@ -29,6 +29,9 @@ struct Batch {
   std::vector<at::Tensor> gt_lane_left_type;
   std::vector<at::Tensor> gt_lane_right_type;
   std::vector<at::Tensor> gt_instance_masks;
+  // Areas as point sets, per sample as in Sample (empty unless collected).
+  std::vector<at::Tensor> gt_areas;
+  std::vector<at::Tensor> gt_area_labels;
 
   int64_t size() const { return static_cast<int64_t>(metas.size()); }
   bool has_gt() const { return !gt_lc.empty(); }

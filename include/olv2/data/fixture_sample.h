@@ -19,7 +19,9 @@ namespace olv2 {
 // fixtures' `gt_lc`, `gt_lc_labels`, `gt_te`, `gt_te_labels`, `gt_topology_lclc`,
 // `gt_topology_lcte`), as `<key>.<b>`, or as `<key>` in a one-frame file; a lane-segment frame
 // (LaneSegNet's forward_train) has `gt_lane_left_type`, `gt_lane_right_type` and
-// `gt_instance_masks` too, and its traffic-element keys may be absent. Read as given: nothing
+// `gt_instance_masks` too, and its traffic-element keys may be absent; the Map Element Bucket's
+// has `gt_lane_lste_adj` (read as the lcte adjacency) and its areas `gt_areas_3d` [n_a, P, 3]
+// with `gt_area_labels_3d`. Read as given: nothing
 // is changed on the way (no can_bus zeroed). One batch of the frames `frames` names, in that
 // order, or of all of them when it is empty. A missing key, a tensor of the wrong rank or a
 // frame out of range is an input error naming the file and key.

@@ -78,6 +78,13 @@ struct PipelineData {
   std::vector<int64_t> gt_lane_labels;
   std::vector<int64_t> gt_lane_left_type;
   std::vector<int64_t> gt_lane_right_type;
+  // The Map Element Bucket's areas (LoadAnnotations3DLaneSegment with `with_area`), instead of
+  // crossings among the lane segments: each area resampled to `area_points` points along its
+  // length, [n_a, area_points, 3] float64, and its label (category - 1). `area_points` is 0 when
+  // areas are not loaded.
+  int64_t area_points = 0;
+  std::vector<double> gt_area_points;
+  std::vector<int64_t> gt_area_labels;
   // GenerateLaneSegmentMask's instance masks, [num_lanes, mask_h, mask_w] 0/1.
   std::vector<uint8_t> gt_instance_masks;
   int64_t mask_h = 0;

@@ -45,6 +45,11 @@ struct Sample {
   at::Tensor gt_lane_left_type;
   at::Tensor gt_lane_right_type;
   at::Tensor gt_instance_masks;
+  // Areas as point sets (the Map Element Bucket's; undefined otherwise): [n_a, points, 3]
+  // float64 metres, resampled along their length, and their labels [n_a] int64, the area
+  // category - 1 (0 pedestrian crossing, 1 road boundary).
+  at::Tensor gt_areas;
+  at::Tensor gt_area_labels;
 
   bool has_gt() const { return gt_lc.defined(); }
 };

@@ -18,7 +18,9 @@ const std::vector<std::string> kKeys = {"img",
                                         "gt_topology_lcte",
                                         "gt_lane_left_type",
                                         "gt_lane_right_type",
-                                        "gt_instance_masks"};
+                                        "gt_instance_masks",
+                                        "gt_areas",
+                                        "gt_area_labels"};
 const std::vector<std::string> kMetaKeys = {"scene_token",  "sample_idx", "img_paths", "img_shape",
                                             "scale_factor", "pad_shape",  "lidar2img", "can_bus"};
 
@@ -85,7 +87,9 @@ void Collect::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
                       &s.gt_topology_lcte,
                       &s.gt_lane_left_type,
                       &s.gt_lane_right_type,
-                      &s.gt_instance_masks};
+                      &s.gt_instance_masks,
+                      &s.gt_areas,
+                      &s.gt_area_labels};
   for (size_t i = 0; i + 1 < kKeys.size(); ++i) {
     if (!keeps(kKeys[i + 1])) *gt[i] = at::Tensor();
   }
@@ -93,6 +97,11 @@ void Collect::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
     throw input_error("frame " + data.frame_name +
                       ": this pipeline collects gt_instance_masks, but no GenerateLaneSegmentMask "
                       "made them");
+  }
+  if (keeps("gt_areas") && data.annotated && !s.gt_areas.defined()) {
+    throw input_error("frame " + data.frame_name +
+                      ": this pipeline collects the areas (gt_areas_3d), but its "
+                      "LoadAnnotations3DLaneSegment does not load them (with_area: true)");
   }
 
   const int64_t n = static_cast<int64_t>(data.lidar2img.size());

@@ -118,6 +118,11 @@ void FormatBundle::apply(PipelineData& data, std::mt19937_64& /*rng*/) const {
           tensor_from(data.gt_instance_masks, {lanes, data.mask_h, data.mask_w}, at::kByte);
     }
   }
+  if (data.area_points > 0) {
+    const auto areas = static_cast<int64_t>(data.gt_area_labels.size());
+    s.gt_areas = tensor_from(data.gt_area_points, {areas, data.area_points, 3}, at::kDouble);
+    s.gt_area_labels = tensor_from(data.gt_area_labels, {areas}, at::kLong);
+  }
   data.formatted = true;
 }
 

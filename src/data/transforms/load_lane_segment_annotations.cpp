@@ -1,8 +1,11 @@
 #include "olv2/data/transforms/load_lane_segment_annotations.h"
 
+#include <array>
 #include <string>
+#include <vector>
 
 #include "olv2/data/pipeline_data.h"
+#include "olv2/data/polyline_resample.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -25,7 +28,7 @@ std::shared_ptr<const Transform> LoadLaneSegmentAnnotations::from_config(const C
                         "and line types are always loaded, as LaneSegNet's config asks)");
     }
   }
-  return std::make_shared<LoadLaneSegmentAnnotations>();
+  return std::make_shared<LoadLaneSegmentAnnotations>(node.get<bool>("with_area", false));
 }
 
 Schema LoadLaneSegmentAnnotations::schema() {
@@ -41,6 +44,23 @@ void LoadLaneSegmentAnnotations::apply(PipelineData& data, std::mt19937_64& /*rn
     throw input_error("frame " + data.frame_name +
                       ": LoadAnnotations3DLaneSegment reads v2.x lane-segment frames "
                       "(<timestamp>-ls.json); this is a v1.x centerline frame");
+  }
+  if (with_area_) {
+    // The Map Element Bucket's get_ann_info: every area a point set of its own.
+    data.area_points = kMapElementAreaPoints;
+    for (const Area& area : data.gt_areas) {
+      std::vector<std::array<double, 3>> points;
+      for (int64_t k = 0; k < area.num_points(); ++k) {
+        const float* p = area.points.data() + 3 * k;
+        points.push_back({p[0], p[1], p[2]});
+      }
+      for (const std::array<double, 3>& p : resample_by_length(points, kMapElementAreaPoints)) {
+        data.gt_area_points.insert(data.gt_area_points.end(), p.begin(), p.end());
+      }
+      data.gt_area_labels.push_back(area.category - 1);
+    }
+    data.gt_areas.clear();
+    return;
   }
   // LaneSegNet's get_ann_info: each pedestrian crossing after the lane segments, as a segment of
   // label 1 with no line types; road boundaries are left out.
