@@ -5,6 +5,7 @@
 #include "olv2/models/detectors/baseline.h"
 #include "olv2/models/detectors/baseline_large.h"
 #include "olv2/models/detectors/lanesegnet.h"
+#include "olv2/models/detectors/lanesegnet_mapele_bucket.h"
 #include "olv2/models/detectors/toponet.h"
 #include "olv2/models/pretrained_checkpoint.h"
 
@@ -12,13 +13,15 @@ namespace olv2 {
 
 const Registry<DetectorOptions>& detector_registry() {
   using Registry = Registry<DetectorOptions>;
-  static const Registry registry("model",
-                                 {
-                                     {"Baseline", Registry::entry<BaselineOptions>()},
-                                     {"BaselineLarge", Registry::entry<BaselineLargeOptions>()},
-                                     {"LaneSegNet", Registry::entry<LaneSegNetOptions>()},
-                                     {"TopoNet", Registry::entry<TopoNetOptions>()},
-                                 });
+  static const Registry registry(
+      "model",
+      {
+          {"Baseline", Registry::entry<BaselineOptions>()},
+          {"BaselineLarge", Registry::entry<BaselineLargeOptions>()},
+          {"LaneSegNet", Registry::entry<LaneSegNetOptions>()},
+          {"LaneSegNetMapElementBucket", Registry::entry<LaneSegNetMapElementBucketOptions>()},
+          {"TopoNet", Registry::entry<TopoNetOptions>()},
+      });
   return registry;
 }
 

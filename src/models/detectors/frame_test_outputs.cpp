@@ -2,7 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "olv2/util/autocast_guard.h"
 
@@ -28,6 +30,15 @@ at::Tensor bernstein_weights(int64_t num_control) {
 }
 
 }  // namespace
+
+std::vector<int64_t> by_descending_confidence(const at::Tensor& scores) {
+  const at::Tensor s = scores.detach().to(torch::kCPU, torch::kFloat).contiguous();
+  const float* v = s.data_ptr<float>();
+  std::vector<int64_t> order(static_cast<size_t>(s.numel()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [v](int64_t a, int64_t b) { return v[a] > v[b]; });
+  return order;
+}
 
 std::vector<FramePrediction> frame_predictions(const Batch& batch,
                                                const std::vector<FrameTestOutputs>& outputs) {

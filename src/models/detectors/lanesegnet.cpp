@@ -19,13 +19,7 @@
 
 namespace olv2 {
 
-namespace {
-
-// LaneSegNet's BEVFormer modules and relation head are its own copies, which its configs name as
-// the originals.
-const char* const kLaneSegNetScope = "lanesegnet";
-
-std::shared_ptr<const RelationHeadOptions> default_lclc_head() {
+std::shared_ptr<const RelationHeadOptions> lanesegnet_relation_head() {
   auto options = std::make_shared<RelationshipHeadOptions>();
   options->shared_param = false;
   options->matched_pairs_only = true;
@@ -35,13 +29,11 @@ std::shared_ptr<const RelationHeadOptions> default_lclc_head() {
   return options;
 }
 
-}  // namespace
-
 LaneSegNetOptions::LaneSegNetOptions()
     : img_backbone(std::make_shared<ResNetOptions>()),
       img_neck(std::make_shared<FpnOptions>()),
       bev_constructor(toponet_bevformer_constructer()),
-      lclc_head(default_lclc_head()) {}
+      lclc_head(lanesegnet_relation_head()) {}
 
 Schema LaneSegNetOptions::schema() {
   Schema lane_train_cfg = Schema::map();

@@ -2,9 +2,7 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <array>
-#include <numeric>
 
 #include "olv2/data/polyline_resample.h"
 #include "olv2/util/autocast_guard.h"
@@ -53,10 +51,7 @@ std::vector<FramePrediction> lanesegnet_frame_predictions(
     const auto [best, labels] = class_scores.max(-1);
     const at::Tensor scores = best.contiguous();
     const float* score = scores.data_ptr<float>();
-    std::vector<int64_t> order(static_cast<size_t>(scores.numel()));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [score](int64_t a, int64_t b) { return score[a] > score[b]; });
+    const std::vector<int64_t> order = by_descending_confidence(scores);
 
     const at::Tensor lanes = r.lc.objects.detach().to(torch::kCPU, torch::kDouble).contiguous();
     const at::Tensor types = r.line_types.detach().to(torch::kCPU, torch::kLong).contiguous();

@@ -46,4 +46,14 @@ FrontCameraInputs front_camera_inputs(const std::vector<at::Tensor>& image_featu
   return front;
 }
 
+at::Tensor with_front_crop_offset(const at::Tensor& boxes, const ImageMeta& meta) {
+  if (meta.crop_shape.empty()) return boxes;
+  const std::array<int64_t, 2>& crop = meta.crop_shape.front();
+  const at::Tensor offset =
+      torch::tensor({static_cast<float>(crop[0]), static_cast<float>(crop[1]),
+                     static_cast<float>(crop[0]), static_cast<float>(crop[1]), 0.f},
+                    boxes.options());
+  return boxes + offset;
+}
+
 }  // namespace olv2

@@ -166,15 +166,7 @@ std::vector<FrameTestOutputs> TopoNetImpl::decode_outputs(const ForwardOutputs& 
     FrameTestOutputs r;
     r.lc = lane_head_->decode(outputs.lanes, b, image_hw(meta.img_shape.at(0)), scale);
     r.te = bbox_head_->decode(outputs.traffic_elements, b, image_hw(meta.img_shape.at(0)), scale);
-    if (!meta.crop_shape.empty()) {
-      // TopoNet's head adds the front camera's crop offset back, rescaled or not.
-      const std::array<int64_t, 2>& crop = meta.crop_shape.front();
-      const at::Tensor offset =
-          torch::tensor({static_cast<float>(crop[0]), static_cast<float>(crop[1]),
-                         static_cast<float>(crop[0]), static_cast<float>(crop[1]), 0.f},
-                        r.te.objects.options());
-      r.te.objects = r.te.objects + offset;
-    }
+    r.te.objects = with_front_crop_offset(r.te.objects, meta);
     r.lclc = lclc[b];
     r.lcte = lcte[b];
     results.push_back(std::move(r));

@@ -2,26 +2,10 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
-#include <numeric>
-
 #include "olv2/data/polyline_resample.h"
 #include "olv2/util/autocast_guard.h"
 
 namespace olv2 {
-namespace {
-
-// Indices of `scores` by decreasing value (ties keep their order).
-std::vector<int64_t> by_confidence(const at::Tensor& scores) {
-  const at::Tensor s = scores.to(torch::kCPU, torch::kFloat).contiguous();
-  const float* v = s.data_ptr<float>();
-  std::vector<int64_t> order(static_cast<size_t>(s.numel()));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [v](int64_t a, int64_t b) { return v[a] > v[b]; });
-  return order;
-}
-
-}  // namespace
 
 std::vector<FramePrediction> toponet_frame_predictions(const Batch& batch,
                                                        const std::vector<FrameTestOutputs>& outputs,
@@ -36,7 +20,7 @@ std::vector<FramePrediction> toponet_frame_predictions(const Batch& batch,
 
     const at::Tensor lane_scores = r.lc.scores.detach().to(torch::kCPU, torch::kFloat);
     const at::Tensor best = lane_scores.dim() == 2 ? std::get<0>(lane_scores.max(-1)) : lane_scores;
-    const std::vector<int64_t> lane_order = by_confidence(best);
+    const std::vector<int64_t> lane_order = by_descending_confidence(best);
     const at::Tensor lanes = r.lc.objects.detach().to(torch::kCPU, torch::kDouble).contiguous();
     for (int64_t q : lane_order) {
       const at::Tensor lane = lanes[q].view({-1, pts_dim});
@@ -56,7 +40,7 @@ std::vector<FramePrediction> toponet_frame_predictions(const Batch& batch,
 
     const at::Tensor boxes = r.te.objects.detach().to(torch::kCPU, torch::kFloat).contiguous();
     const at::Tensor box_scores = r.te.scores.detach().to(torch::kCPU, torch::kFloat).contiguous();
-    const std::vector<int64_t> box_order = by_confidence(box_scores);
+    const std::vector<int64_t> box_order = by_descending_confidence(box_scores);
     auto box_rows = boxes.accessor<float, 2>();
     for (int64_t i : box_order) {
       const auto row = box_rows[i];

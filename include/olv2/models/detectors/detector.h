@@ -31,6 +31,7 @@ struct DetectorLosses {
   LossMap losses;
   std::vector<std::vector<AssignResult>> lane_assign;  // [decoder layer][sample]
   std::vector<std::vector<AssignResult>> traffic_element_assign;
+  std::vector<std::vector<AssignResult>> area_assign;
 };
 
 // What one forward pass of a detector computes, kept for its losses and its decoding; each

@@ -19,7 +19,12 @@ struct FrameTestOutputs {
   at::Tensor lcte;  // [Q_lc, Q_te]
   // Lane segments only: each query's left and right line types (argmax), [Q_lc, 2].
   at::Tensor line_types;
+  Detections areas;  // point sets [V, P, 3] in metres, scores [V, C] sigmoid (MapTR's areas)
 };
+
+// Indices of `scores` [N] by decreasing value, ties in index order: the order the original's
+// `format_results` lists objects in (its numpy argsort has no ties on real scores).
+std::vector<int64_t> by_descending_confidence(const at::Tensor& scores);
 
 // The results-file form of each sample of `batch` (the original dataset's `format_results`):
 // lanes as their Bezier curve at t = 0, 0.1, ..., 1, boxes with the argmax attribute,

@@ -22,6 +22,14 @@
 
 namespace olv2 {
 
+// The registry scope of LaneSegNet's own copies of parts its configs name as the originals (its
+// BEVFormer modules, its RelationshipHead), which the Map Element Bucket shares.
+inline constexpr const char* kLaneSegNetScope = "lanesegnet";
+
+// LaneSegNet's relation head as its configs set it: a RelationshipHead scoring the matched pairs
+// only, MLPs not shared, focal loss weight 5.
+std::shared_ptr<const RelationHeadOptions> lanesegnet_relation_head();
+
 // Defaults: the subset-A config's parts.
 struct LaneSegNetOptions : DetectorOptions {
   std::shared_ptr<const BackboneOptions> img_backbone;

@@ -41,4 +41,8 @@ FrontCameraInputs front_camera_inputs(const std::vector<at::Tensor>& image_featu
                                       const Batch& batch,
                                       std::pair<int64_t, int64_t> batch_input_shape);
 
+// Decoded boxes [Q, 5] (x1, y1, x2, y2, label) with the front camera's crop offset of `meta` added
+// back, as TopoNet's and LaneSegNet's box heads do, rescaled or not; unchanged without a crop.
+at::Tensor with_front_crop_offset(const at::Tensor& boxes, const ImageMeta& meta);
+
 }  // namespace olv2
