@@ -2,7 +2,7 @@
 # The GPU check: on a machine with an NVIDIA GPU, PyTorch 2.11 (python3), CMake, ninja, nvcc and
 # a C++ compiler but no network and none of our Debian packages, builds the project against
 # that PyTorch and gpu_bundle/ (made beforehand by scripts/prepare_gpu_bundle.sh) and measures
-# what GPU users compare. One call on a 16-core machine ends within 450 s (7.5 minutes).
+# what GPU users compare. One call on a 16-core machine ends within 475 s (8 minutes).
 #
 # The stages, most valuable first, each with its estimate and its time limit on the GPU machine
 # (`plan` below; docs/development.md has the estimates beside the rehearsal's measurements):
@@ -35,6 +35,9 @@
 #                    CUDA
 #   toponet_fp16_recomputed  TopoNet with --use-fp16 and the backbone and BEV stages
 #                    recomputed: 4 steps
+#   mapele_bucket_fp32  LaneSegNet's Map Element Bucket (lane segments, traffic elements, MapTR
+#                    areas) at full size, fp32, on the devkit's `_ls` collection of the same
+#                    frames: 3 steps, then validation (UniScore) on CUDA
 #
 # Time: the estimates add up to at most 80 % of the deadline (checked before anything runs). A
 # stage whose estimate no longer fits before the deadline is recorded as skipped for time and
@@ -118,7 +121,7 @@ if [ -z "${OLV2_FIXTURES:-}" ] && [ ! -d "$root/../shared/fixtures" ]; then
   export OLV2_FIXTURES=$bundle/fixtures
 fi
 
-readonly deadline_s=450
+readonly deadline_s=475
 if [[ ${CUDA_VISIBLE_DEVICES-unset} == -* ]] || ! nvidia-smi -L >/dev/null 2>&1; then
   mode=rehearsal
   no_gpu="no GPU (rehearsal on the CPU)"
@@ -128,6 +131,8 @@ if [[ ${CUDA_VISIBLE_DEVICES-unset} == -* ]] || ! nvidia-smi -L >/dev/null 2>&1;
   lanesegnet_train_frames=1
   # TopoNet's front-view crop, rows 356 to 1906 of a 2048-row image, at 1/8
   toponet_crop=(data.train.pipeline.3.crop_h=[44,238] data.val.pipeline.1.crop_h=[44,238])
+  # The same crop in the Map Element Bucket's pipelines, which have no photometric distortion.
+  bucket_crop=(data.train.pipeline.2.crop_h=[44,238] data.val.pipeline.1.crop_h=[44,238])
   # PyTorch 2.11's torchrun, as python3's bin/ holds it on the GPU machine.
   python_bin=$(dirname "$(command -v "$python")")
   export PATH=$python_bin:$PATH
@@ -139,6 +144,7 @@ else
   image_scale=1 train_frames=24 val_frames=4 large_train_frames=24 toponet_train_frames=8
   lanesegnet_train_frames=4
   toponet_crop=()
+  bucket_crop=()
 fi
 echo "$mode" >"$work/mode"
 echo "gpu_check: $mode on $jobs cores; logs in $work/logs"
@@ -149,7 +155,7 @@ plan=(
   "environment 10 60" "configure 20 90" "build 95 300" "isolation 3 20" "version 1 15"
   "cuda_tests 40 100" "nccl 12 40" "test_ds 15 45" "gloo_two_ranks 15 45" "bench_tflops 8 30"
   "baseline_fp16 30 80" "baseline_large_v100 35 90" "toponet_fp32 30 70"
-  "lanesegnet_fp32 25 70" "toponet_fp16_recomputed 15 50"
+  "lanesegnet_fp32 25 70" "toponet_fp16_recomputed 15 50" "mapele_bucket_fp32 22 60"
 )
 declare -A estimate budget
 order=()
@@ -487,6 +493,20 @@ if needs toponet_fp16_recomputed "$bin/train_ds"; then
     --use-fp16 --no-validate --work-dir "$work/runs/toponet_fp16_recomputed" \
     --cfg-options "${toponet_options[@]}" fp16.initial_scale_power=9 data.max_frames=4 \
     "model.checkpoint=[extract_feat,bev_constructor]"
+fi
+
+# The Map Element Bucket reads the devkit's collection of LaneSegNet's frames (`_ls`: areas at 20
+# points), three of them.
+if needs mapele_bucket_fp32 "$bin/train_ds"; then
+  data_stage mapele_bucket_fp32 "$lanesegnet_data" "$bin/train_ds" \
+    configs/lanesegnet_r50_8x1_24e_olv2_subset_A_mapele_bucket.yaml \
+    --work-dir "$work/runs/mapele_bucket_fp32" --cfg-options \
+    data.train.data_root="$lanesegnet_data" \
+    data.train.ann_file="$lanesegnet_data/data_dict_synthetic_train_ls.pkl" \
+    data.val.data_root="$lanesegnet_data" \
+    data.val.ann_file="$lanesegnet_data/data_dict_synthetic_val_ls.pkl" \
+    model.img_backbone.init_cfg=null runner.max_epochs=1 log_config.interval=1 \
+    data.max_frames=3 evaluation.interval=1 "${bucket_crop[@]}"
 fi
 
 # --- summary ---------------------------------------------------------------------------------

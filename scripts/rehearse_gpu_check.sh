@@ -54,8 +54,8 @@ if started:
     problems.append(f"skipped for time yet started: {started}")
 if any(o not in ("ok", "skipped", "skipped_for_time") for o in outcomes.values()):
     problems.append("a stage failed or timed out")
-if len(stages) != 15 or sys.argv[3] != "1":
-    problems.append(f"{len(stages)} stages recorded, exit {sys.argv[3]}; expected 15, exit 1")
+if len(stages) != 16 or sys.argv[3] != "1":
+    problems.append(f"{len(stages)} stages recorded, exit {sys.argv[3]}; expected 16, exit 1")
 if problems:
     sys.exit(f"rehearse_gpu_check: with a 150 s deadline: {'; '.join(problems)} ({outcomes})")
 print(f"rehearse_gpu_check: with a 150 s deadline {len(for_time)} stages were skipped for time, "
@@ -86,8 +86,8 @@ for name, outcome in outcomes.items():
     wanted = "skipped" if name == "nccl" else "ok"
     if outcome != wanted:
         problems.append(f"stage {name}: {outcome}, expected {wanted}")
-if len(outcomes) != 15:
-    problems.append(f"{len(outcomes)} stages recorded, expected 15")
+if len(outcomes) != 16:
+    problems.append(f"{len(outcomes)} stages recorded, expected 16")
 if final.get("launcher") != "torchrun":
     problems.append(f"the rank stages' launcher was {final.get('launcher')}, expected torchrun")
 cap = final["runs"].get("baseline_fp16", {}).get("memory_cap") or ""
