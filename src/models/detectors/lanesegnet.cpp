@@ -29,6 +29,33 @@ std::shared_ptr<const RelationHeadOptions> lanesegnet_relation_head() {
   return options;
 }
 
+std::vector<LaneSegmentTargets> lane_segment_targets(const Batch& batch,
+                                                     const std::string& detector) {
+  require_ground_truth(batch, detector);
+  if (batch.gt_instance_masks.size() != batch.gt_lc.size()) {
+    throw input_error(detector +
+                      ": the batch has no lane-segment ground truth (line types and instance "
+                      "masks: a v2.x lane-segment dataset with LaneSegNet's pipeline gives them)");
+  }
+  std::vector<LaneSegmentTargets> targets;
+  for (size_t b = 0; b < batch.gt_lc.size(); ++b) {
+    targets.push_back({batch.gt_lc[b], batch.gt_lc_labels[b], batch.gt_lane_left_type[b],
+                       batch.gt_lane_right_type[b], batch.gt_instance_masks[b]});
+  }
+  return targets;
+}
+
+FrameTestOutputs lane_segment_test_outputs(const LaneSegHeadImpl& lane_head,
+                                           const LaneSegmentOutputs& lanes, int64_t sample) {
+  const LaneSegmentDetections detections = lane_head.decode(lanes, sample);
+  FrameTestOutputs r;
+  r.lc.objects = detections.lanes;
+  r.lc.scores = detections.scores;
+  r.line_types = at::stack(
+      {detections.left_type_scores.argmax(-1), detections.right_type_scores.argmax(-1)}, -1);
+  return r;
+}
+
 LaneSegNetOptions::LaneSegNetOptions()
     : img_backbone(std::make_shared<ResNetOptions>()),
       img_neck(std::make_shared<FpnOptions>()),
@@ -121,19 +148,9 @@ std::shared_ptr<ForwardOutputs> LaneSegNetImpl::forward_outputs(const Batch& bat
 
 DetectorLosses LaneSegNetImpl::losses_of(const ForwardOutputs& forward_outputs,
                                          const Batch& batch) {
-  require_ground_truth(batch, "LaneSegNet");
-  if (batch.gt_instance_masks.size() != batch.gt_lc.size()) {
-    throw input_error(
-        "LaneSegNet: the batch has no lane-segment ground truth (line types and instance "
-        "masks: a v2.x lane-segment dataset with LaneSegNet's pipeline gives them)");
-  }
+  const std::vector<LaneSegmentTargets> targets = lane_segment_targets(batch, "LaneSegNet");
   const LaneSegNetOutputs& outputs = outputs_as<LaneSegNetOutputs>(forward_outputs);
   const AutocastOff float32;
-  std::vector<LaneSegmentTargets> targets;
-  for (size_t b = 0; b < batch.gt_lc.size(); ++b) {
-    targets.push_back({batch.gt_lc[b], batch.gt_lc_labels[b], batch.gt_lane_left_type[b],
-                       batch.gt_lane_right_type[b], batch.gt_instance_masks[b]});
-  }
   DetrHeadLosses lanes = lane_head_->loss(outputs.lanes, targets, all_reduce_mean);
   DetectorLosses result;
   for (auto& [name, value] : lanes.losses) result.losses.emplace_back("lane_head." + name, value);
@@ -157,12 +174,7 @@ std::vector<FrameTestOutputs> LaneSegNetImpl::decode_outputs(const ForwardOutput
   const LaneSegNetOutputs& outputs = outputs_as<LaneSegNetOutputs>(forward_outputs);
   std::vector<FrameTestOutputs> results;
   for (int64_t b = 0; b < batch.size(); ++b) {
-    const LaneSegmentDetections detections = lane_head_->decode(outputs.lanes, b);
-    FrameTestOutputs r;
-    r.lc.objects = detections.lanes;
-    r.lc.scores = detections.scores;
-    r.line_types = at::stack(
-        {detections.left_type_scores.argmax(-1), detections.right_type_scores.argmax(-1)}, -1);
+    FrameTestOutputs r = lane_segment_test_outputs(*lane_head_, outputs.lanes, b);
     if (lclc_head_) r.lclc = lclc_head_->probabilities(outputs.lsls)[b];
     results.push_back(std::move(r));
   }

@@ -172,12 +172,8 @@ std::shared_ptr<ForwardOutputs> LaneSegNetMapElementBucketImpl::forward_outputs(
 
 DetectorLosses LaneSegNetMapElementBucketImpl::losses_of(const ForwardOutputs& forward_outputs,
                                                          const Batch& batch) {
-  require_ground_truth(batch, "LaneSegNetMapElementBucket");
-  if (batch.gt_instance_masks.size() != batch.gt_lc.size()) {
-    throw input_error(
-        "LaneSegNetMapElementBucket: the batch has no lane-segment ground truth (line types and "
-        "instance masks: a v2.x lane-segment dataset with LaneSegNet's pipeline gives them)");
-  }
+  const std::vector<LaneSegmentTargets> targets =
+      lane_segment_targets(batch, "LaneSegNetMapElementBucket");
   if (area_head_ && batch.gt_areas.size() != batch.gt_lc.size()) {
     throw input_error(
         "LaneSegNetMapElementBucket: the batch has no areas for the area head (the Map Element "
@@ -185,11 +181,6 @@ DetectorLosses LaneSegNetMapElementBucketImpl::losses_of(const ForwardOutputs& f
   }
   const auto& outputs = outputs_as<LaneSegNetMapElementBucketOutputs>(forward_outputs);
   const AutocastOff float32;
-  std::vector<LaneSegmentTargets> targets;
-  for (size_t b = 0; b < batch.gt_lc.size(); ++b) {
-    targets.push_back({batch.gt_lc[b], batch.gt_lc_labels[b], batch.gt_lane_left_type[b],
-                       batch.gt_lane_right_type[b], batch.gt_instance_masks[b]});
-  }
   DetrHeadLosses lanes = lane_head_->loss(outputs.lanes, targets, all_reduce_mean);
   const std::vector<AssignResult>& lane_matches = lanes.assign_results.back();
   DetectorLosses result;
@@ -243,12 +234,7 @@ std::vector<FrameTestOutputs> LaneSegNetMapElementBucketImpl::decode_outputs(
   const auto& outputs = outputs_as<LaneSegNetMapElementBucketOutputs>(forward_outputs);
   std::vector<FrameTestOutputs> results;
   for (int64_t b = 0; b < batch.size(); ++b) {
-    const LaneSegmentDetections detections = lane_head_->decode(outputs.lanes, b);
-    FrameTestOutputs r;
-    r.lc.objects = detections.lanes;
-    r.lc.scores = detections.scores;
-    r.line_types = at::stack(
-        {detections.left_type_scores.argmax(-1), detections.right_type_scores.argmax(-1)}, -1);
+    FrameTestOutputs r = lane_segment_test_outputs(*lane_head_, outputs.lanes, b);
     if (lsls_head_) r.lclc = lsls_head_->probabilities(outputs.lsls)[b];
     if (bbox_head_) {
       const ImageMeta& meta = batch.metas[static_cast<size_t>(b)];

@@ -1,6 +1,20 @@
 #include "olv2/models/heads/detr_head_losses.h"
 
+#include <algorithm>
+
 namespace olv2 {
+
+DetrAverageFactors detr_average_factors(int64_t num_pos, bool sync_cls_avg_factor,
+                                        const std::function<double(double)>& reduce_mean) {
+  const auto mean_over_ranks = [&](double value) {
+    return reduce_mean ? reduce_mean(value) : value;
+  };
+  const auto positives = static_cast<double>(num_pos);
+  DetrAverageFactors factors{};
+  factors.cls = std::max(sync_cls_avg_factor ? mean_over_ranks(positives) : positives, 1.0);
+  factors.regression = std::max(mean_over_ranks(positives), 1.0);
+  return factors;
+}
 
 void declare_detr_loss_keys(Schema& head) {
   head.required("loss_cls", loss_registry().schema())

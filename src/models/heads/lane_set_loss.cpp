@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/util/error.h"
 
 namespace olv2 {
@@ -40,10 +41,6 @@ LaneSetTargets lane_set_targets(const LaneSetLossSettings& settings, const at::T
   t.reg_weights = torch::zeros_like(t.reg_targets);
   t.reg_weights.index_put_({pos}, 1.0);
   return t;
-}
-
-double reduced(const std::function<double(double)>& reduce_mean, double value) {
-  return reduce_mean ? reduce_mean(value) : value;
 }
 
 }  // namespace
@@ -94,14 +91,13 @@ LaneSetLayerLosses lane_set_layer_losses(const LaneSetLossSettings& settings,
     reg_weights.push_back(t.reg_weights);
     out.assign.push_back(std::move(t.assign));
   }
-  // The DETR background weight is 0, so only positives normalise the classification loss.
-  double cls_avg_factor = static_cast<double>(num_pos);
-  if (settings.sync_cls_avg_factor) cls_avg_factor = reduced(reduce_mean, cls_avg_factor);
-  out.cls_avg_factor = std::max(cls_avg_factor, 1.0);
+  const DetrAverageFactors factors =
+      detr_average_factors(num_pos, settings.sync_cls_avg_factor, reduce_mean);
+  out.cls_avg_factor = factors.cls;
   out.cls = settings.loss_cls->compute(cls_scores.reshape({-1, settings.num_classes}),
                                        torch::cat(labels), {}, out.cls_avg_factor);
 
-  out.reg_avg_factor = std::max(reduced(reduce_mean, static_cast<double>(num_pos)), 1.0);
+  out.reg_avg_factor = factors.regression;
   const double reg_avg_factor = out.reg_avg_factor;
   // Rows whose target is not finite are left out: both sides zeroed, so they add nothing.
   const at::Tensor targets = torch::cat(reg_targets);

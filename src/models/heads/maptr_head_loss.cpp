@@ -109,17 +109,11 @@ AreaLayerLosses area_layer_losses(const MapTrHeadOptions& options, const Assigne
     weights.push_back(t.weights);
     out.assign.push_back(std::move(t.assign));
   }
-  const auto mean_over_ranks = [&](double value) {
-    return reduce_mean ? reduce_mean(value) : value;
-  };
-  // DETR's background classification weight is 0, so only positives normalise the
-  // classification loss; with sync_cls_avg_factor their count is averaged over the ranks.
-  const auto positives = static_cast<double>(num_pos);
-  const double cls_avg_factor =
-      std::max(options.sync_cls_avg_factor ? mean_over_ranks(positives) : positives, 1.0);
+  const DetrAverageFactors factors =
+      detr_average_factors(num_pos, options.sync_cls_avg_factor, reduce_mean);
   out.cls = options.loss_cls->compute(cls_scores.reshape({-1, options.num_classes}),
-                                      torch::cat(labels), {}, cls_avg_factor);
-  const double avg_factor = std::max(mean_over_ranks(positives), 1.0);
+                                      torch::cat(labels), {}, factors.cls);
+  const double avg_factor = factors.regression;
 
   const at::Tensor preds = at_gt_points(points.reshape({-1, points.size(-2), points.size(-1)}),
                                         options.num_pts_per_gt_vec);

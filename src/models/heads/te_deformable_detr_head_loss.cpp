@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "olv2/losses/box_ops.h"
+#include "olv2/models/heads/detr_head_losses.h"
 #include "olv2/models/heads/te_deformable_detr_head.h"
 #include "olv2/util/error.h"
 
@@ -82,18 +83,11 @@ TeLayerLosses te_layer_losses(const TeDeformableDetrHeadOptions& options,
         te_box_scale(geometry.img_shapes[b], bbox_preds.options()).expand({num_queries, 4}));
     out.assign.push_back(std::move(t.assign));
   }
-  const auto mean_over_ranks = [&](double value) {
-    return reduce_mean ? reduce_mean(value) : value;
-  };
-  // DETR's background classification weight is 0 here, so only positives normalise the
-  // classification loss; with sync_cls_avg_factor their count is averaged over the ranks.
-  const auto positives = static_cast<double>(num_pos);
-  const double cls_avg_factor =
-      std::max(options.sync_cls_avg_factor ? mean_over_ranks(positives) : positives, 1.0);
+  const DetrAverageFactors average =
+      detr_average_factors(num_pos, options.sync_cls_avg_factor, reduce_mean);
   out.cls = options.loss_cls->compute(cls_scores.reshape({-1, options.num_classes}),
-                                      torch::cat(labels), {}, cls_avg_factor);
-  // The box losses always average the positive count over the ranks.
-  const double box_avg_factor = std::max(mean_over_ranks(positives), 1.0);
+                                      torch::cat(labels), {}, average.cls);
+  const double box_avg_factor = average.regression;
 
   const at::Tensor preds = bbox_preds.reshape({-1, 4});
   const at::Tensor targets = torch::cat(bbox_targets);

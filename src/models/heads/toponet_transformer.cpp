@@ -14,34 +14,15 @@ namespace olv2 {
 namespace {
 
 TransformerLayerOptions sgnn_layer_options(const TopoNetTransformerOptions& options) {
-  TransformerLayerOptions layer;
-  layer.attentions = {AttentionKind::kMultihead, AttentionKind::kDeformable};
-  layer.multihead = options.self_attention;
-  layer.deformable = options.cross_attention;
-  layer.deformable.batch_first = false;
+  TransformerLayerOptions layer =
+      bev_decoder_layer(options.self_attention, options.cross_attention);
   layer.scene_graph_ffn = options.ffn;
-  layer.operation_order = {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"};
   return layer;
 }
 
 void check_options(const TopoNetTransformerOptions& options) {
-  const auto mismatch = [&](const char* what, int64_t value) {
-    return input_error("TopoNetTransformerDecoderOnly: " + std::string(what) + " " +
-                       std::to_string(value) + " differs from embed_dims " +
-                       std::to_string(options.embed_dims));
-  };
-  if (options.self_attention.embed_dims != options.embed_dims)
-    throw mismatch("the self-attention's embed_dims", options.self_attention.embed_dims);
-  if (options.cross_attention.embed_dims != options.embed_dims)
-    throw mismatch("the cross-attention's embed_dims", options.cross_attention.embed_dims);
-  if (options.ffn.embed_dims != options.embed_dims)
-    throw mismatch("FFN_SGNN's embed_dims", options.ffn.embed_dims);
-  if (options.cross_attention.num_levels != 1) {
-    throw input_error(
-        "TopoNetTransformerDecoderOnly: the decoder samples the BEV, one level (num_levels: 1), "
-        "got " +
-        std::to_string(options.cross_attention.num_levels));
-  }
+  require_bev_decoder_layer("TopoNetTransformerDecoderOnly", options.embed_dims,
+                            sgnn_layer_options(options));
   if (options.pts_dim != 2 && options.pts_dim != 3) {
     throw input_error("TopoNetTransformerDecoderOnly: pts_dim must be 2 or 3, got " +
                       std::to_string(options.pts_dim));

@@ -71,6 +71,37 @@ void TransformerLayerImpl::set_dropout(double p) {
   }
 }
 
+TransformerLayerOptions bev_decoder_layer(
+    const MultiheadAttentionOptions& self_attention,
+    const MultiScaleDeformableAttentionOptions& cross_attention) {
+  TransformerLayerOptions layer;
+  layer.attentions = {AttentionKind::kMultihead, AttentionKind::kDeformable};
+  layer.multihead = self_attention;
+  layer.deformable = cross_attention;
+  layer.deformable.batch_first = false;
+  layer.operation_order = {"self_attn", "norm", "cross_attn", "norm", "ffn", "norm"};
+  return layer;
+}
+
+void require_bev_decoder_layer(const std::string& transformer, int64_t embed_dims,
+                               const TransformerLayerOptions& layer) {
+  const auto require_width = [&](const char* what, int64_t value) {
+    if (value != embed_dims) {
+      throw input_error(transformer + ": " + what + " " + std::to_string(value) +
+                        " differs from embed_dims " + std::to_string(embed_dims));
+    }
+  };
+  require_width("the self-attention's embed_dims", layer.multihead.embed_dims);
+  require_width("the cross-attention's embed_dims", layer.deformable.embed_dims);
+  require_width("the FFN's embed_dims",
+                layer.scene_graph_ffn ? layer.scene_graph_ffn->embed_dims : layer.ffn.embed_dims);
+  if (layer.deformable.num_levels != 1) {
+    throw input_error(transformer +
+                      ": the decoder samples the BEV, one level (num_levels: 1), got " +
+                      std::to_string(layer.deformable.num_levels));
+  }
+}
+
 torch::nn::ModuleList transformer_layers(const TransformerLayerOptions& layer, int64_t num_layers) {
   torch::nn::ModuleList layers;
   for (int64_t i = 0; i < num_layers; ++i) layers->push_back(TransformerLayer(layer));

@@ -30,6 +30,16 @@ inline constexpr const char* kLaneSegNetScope = "lanesegnet";
 // only, MLPs not shared, focal loss weight 5.
 std::shared_ptr<const RelationHeadOptions> lanesegnet_relation_head();
 
+// The lane-segment ground truth of each sample of `batch`; an input error naming `detector` when
+// the batch has none (no line types and instance masks).
+std::vector<LaneSegmentTargets> lane_segment_targets(const Batch& batch,
+                                                     const std::string& detector);
+
+// One sample's lane segments as the test outputs carry them: the last layer's lane segments
+// [Q, code_size] in metres, their class probabilities [Q, C] and line types (argmax) [Q, 2].
+FrameTestOutputs lane_segment_test_outputs(const LaneSegHeadImpl& lane_head,
+                                           const LaneSegmentOutputs& lanes, int64_t sample);
+
 // Defaults: the subset-A config's parts.
 struct LaneSegNetOptions : DetectorOptions {
   std::shared_ptr<const BackboneOptions> img_backbone;

@@ -3,6 +3,8 @@
 // config keys.
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +23,18 @@ struct DetrHeadLosses {
   std::vector<std::pair<std::string, at::Tensor>> losses;
   std::vector<std::vector<AssignResult>> assign_results;  // [decoder layer][sample]
 };
+
+// mmdet DETRHead's normalisers of a layer's losses, from its `num_pos` matched queries: the
+// classification loss's (the background weight is 0, so the positives alone; averaged over the
+// ranks with sync_cls_avg_factor) and the regression losses' (always averaged over the ranks),
+// each at least 1. `reduce_mean` averages a count over the ranks (empty: one process); it is
+// called in that order, as the original's all-reduces are.
+struct DetrAverageFactors {
+  double cls;
+  double regression;
+};
+DetrAverageFactors detr_average_factors(int64_t num_pos, bool sync_cls_avg_factor,
+                                        const std::function<double(double)>& reduce_mean);
 
 // Declares a DETR head's loss keys, each any registered loss: `loss_cls` (required: the
 // original's default, a softmax cross-entropy, is not registered), `loss_bbox`, `loss_iou`.

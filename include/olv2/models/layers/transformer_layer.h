@@ -73,6 +73,16 @@ class TransformerLayerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(TransformerLayer);
 
+// The decoder layer of the heads on the BEV: self-attention, norm, a deformable cross-attention
+// on the sequence-first BEV (one level), norm, FFN, norm; the FFN is the caller's to set.
+TransformerLayerOptions bev_decoder_layer(
+    const MultiheadAttentionOptions& self_attention,
+    const MultiScaleDeformableAttentionOptions& cross_attention);
+// An input error naming `transformer` unless the layer's attentions and FFN are `embed_dims`
+// wide and its deformable attention samples one level (the BEV).
+void require_bev_decoder_layer(const std::string& transformer, int64_t embed_dims,
+                               const TransformerLayerOptions& layer);
+
 // A layer sequence's `layers`: `num_layers` layers of `layer`.
 torch::nn::ModuleList transformer_layers(const TransformerLayerOptions& layer, int64_t num_layers);
 
