@@ -12,10 +12,10 @@
 #include <string>
 
 #include "olv2/util/pth/pth_file.h"
+#include "support/devkit_lane_segment_score.h"
 #include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
-#include "support/temp_files.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -49,10 +49,10 @@ std::string lanesegnet_train_ds(const fs::path& work_dir, const std::string& opt
 
 // Three epochs of six frames, run once for the tests that use the checkpoint.
 const test::CommandResult& lanesegnet_trained() {
-  static const test::CommandResult run =
-      test::run_command(lanesegnet_train_ds(lanesegnet_workspace() / "work",
-                                 "--cfg-options runner.max_epochs=3 checkpoint_config.interval=3 "
-                                 "log_config.interval=2"));
+  static const test::CommandResult run = test::run_command(
+      lanesegnet_train_ds(lanesegnet_workspace() / "work",
+                          "--cfg-options runner.max_epochs=3 checkpoint_config.interval=3 "
+                          "log_config.interval=2"));
   return run;
 }
 
@@ -83,43 +83,13 @@ TEST(LaneSegNetEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
   ASSERT_EQ(lanesegnet_trained().exit_status, 0) << lanesegnet_trained().output;
   const fs::path workspace = lanesegnet_workspace();
   const fs::path work_dir = workspace / "test";
-  const auto tested = test::run_command(
-      "cd '" + workspace.string() + "' && '" + (test::bin_dir() / "test_ds").string() + "' '" +
-      lanesegnet_demo_config().string() + "' work/epoch_3.pth --eval UniScore mAP --out '" +
-      (work_dir / "submission.pkl").string() + "' --work-dir '" + work_dir.string() +
-      "' --threads 1");
-  ASSERT_EQ(tested.exit_status, 0) << tested.output;
-  EXPECT_NE(tested.output.find("OpenLane-V2 UniScore (devkit 2.x lane segments) over 2 frames"),
-            std::string::npos)
-      << tested.output;
+  const auto tested = test::test_ds_with_submission(workspace, lanesegnet_demo_config(),
+                                                    "work/epoch_3.pth", "UniScore mAP", work_dir);
   EXPECT_NE(tested.output.find("LaneSegNet's own metrics"), std::string::npos) << tested.output;
-  fs::path metrics_file;
-  for (const auto& entry : fs::directory_iterator(work_dir)) {
-    if (entry.path().filename().string().rfind("eval_", 0) == 0) metrics_file = entry.path();
-  }
-  ASSERT_FALSE(metrics_file.empty()) << tested.output;
-  const nlohmann::json ours = nlohmann::json::parse(test::read_file(metrics_file)).at("metrics");
-  EXPECT_EQ(ours.at("metric_set"), "OpenLane-V2 UniScore");
-
-  const fs::path environment = test::source_dir() / ".venv-devkit";
-  const fs::path devkit = environment / "devkit-2.1.0";
-  if (!fs::exists(devkit / "openlanev2")) {
-    if (test::running_in_ci())
-      FAIL() << devkit << " missing under CI (scripts/install_test_deps.sh)";
-    GTEST_SKIP() << devkit << " missing (scripts/install_test_deps.sh installs it)";
-  }
-  const fs::path data = workspace / "data/synthetic_ls";
-  const auto scored = test::run_command(test::shell_words(
-      {(environment / "bin" / "python").string(),
-       (test::source_dir() / "tests/oracle/devkit_score_submission.py").string(), devkit.string(),
-       data.string(), (data / "data_dict_synthetic.json").string(), "val",
-       (work_dir / "submission.pkl").string(), (work_dir / "devkit").string()}));
-  ASSERT_EQ(scored.exit_status, 0) << scored.output;
-  const nlohmann::json devkits =
-      nlohmann::json::parse(scored.output.substr(scored.output.rfind('{')));
-  for (const char* metric : {"DET_l", "DET_a", "DET_t", "TOP_ll", "TOP_lt", "UniScore"}) {
-    EXPECT_NEAR(ours.at(metric).get<double>(), devkits.at(metric).get<double>(), 1e-6) << metric;
-  }
+  nlohmann::json devkits;
+  test::expect_submission_scored_as_test_ds(tested, workspace / "data/synthetic_ls", work_dir,
+                                            &devkits);
+  if (devkits.is_null()) return;
   EXPECT_GT(devkits.at("UniScore").get<double>(), 0.0);
 }
 
@@ -128,11 +98,11 @@ TEST(LaneSegNetEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
 // steps for the six frames.
 TEST(LaneSegNetEndToEnd, TrainsInMixedPrecisionWithAccumulationAndCheckpointing) {
   const fs::path work_dir = lanesegnet_workspace() / "work_mixed";
-  const auto trained = test::run_command(
-      lanesegnet_train_ds(work_dir,
-               "--use-fp16 --no-validate --cfg-options runner.max_epochs=1 log_config.interval=1 "
-               "data.gradient_accumulation_steps=2 "
-               "'model.checkpoint=[extract_feat, bev_constructor]'"));
+  const auto trained = test::run_command(lanesegnet_train_ds(
+      work_dir,
+      "--use-fp16 --no-validate --cfg-options runner.max_epochs=1 log_config.interval=1 "
+      "data.gradient_accumulation_steps=2 "
+      "'model.checkpoint=[extract_feat, bev_constructor]'"));
   ASSERT_EQ(trained.exit_status, 0) << trained.output;
   const auto steps = test::json_log_records(work_dir, "train");
   ASSERT_FALSE(steps.empty()) << trained.output;
@@ -151,10 +121,11 @@ TEST(LaneSegNetEndToEnd, TrainsInMixedPrecisionWithAccumulationAndCheckpointing)
 // uninterrupted run, bit for bit.
 TEST(LaneSegNetEndToEnd, ResumingFromAnEpochCheckpointContinuesTheExactRun) {
   const auto train = [&](const fs::path& work_dir, const std::string& extra) {
-    return test::run_command(lanesegnet_train_ds(work_dir, "--no-validate " + extra +
-                                                    " --cfg-options runner.max_epochs=2 "
-                                                    "checkpoint_config.interval=1 "
-                                                    "checkpoint_config.max_keep_ckpts=2"));
+    return test::run_command(
+        lanesegnet_train_ds(work_dir, "--no-validate " + extra +
+                                          " --cfg-options runner.max_epochs=2 "
+                                          "checkpoint_config.interval=1 "
+                                          "checkpoint_config.max_keep_ckpts=2"));
   };
   const fs::path whole = lanesegnet_workspace() / "work_whole";
   const auto uninterrupted = train(whole, "");
@@ -189,8 +160,8 @@ TEST(LaneSegNetEndToEnd, TwoRanksTrainAndValidate) {
       "' && DIST_LAUNCHER=self OMP_NUM_THREADS=1 "
       "TRAIN_DS='" +
       (test::bin_dir() / "train_ds").string() + "' bash '" +
-      (test::source_dir() / "scripts/dist_train.sh").string() + "' '" + lanesegnet_demo_config().string() +
-      "' 2 --work-dir '" + work_dir.string() +
+      (test::source_dir() / "scripts/dist_train.sh").string() + "' '" +
+      lanesegnet_demo_config().string() + "' 2 --work-dir '" + work_dir.string() +
       "' --cfg-options runner.max_epochs=1 evaluation.interval=1 log_config.interval=1 "
       "dist_params.timeout_s=60");
   ASSERT_EQ(trained.exit_status, 0) << trained.output;

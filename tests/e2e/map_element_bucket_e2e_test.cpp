@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/devkit_lane_segment_score.h"
 #include "support/json_log_records.h"
 #include "support/run_command.h"
 #include "support/synthetic_dataset.h"
-#include "support/temp_files.h"
 #include "support/test_paths.h"
 
 namespace olv2 {
@@ -82,42 +82,12 @@ TEST(MapElementBucketEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
   ASSERT_EQ(bucket_trained().exit_status, 0) << bucket_trained().output;
   const fs::path workspace = bucket_workspace();
   const fs::path work_dir = workspace / "test";
-  const auto tested = test::run_command(
-      "cd '" + workspace.string() + "' && '" + (test::bin_dir() / "test_ds").string() + "' '" +
-      bucket_demo_config().string() + "' work/epoch_3.pth --eval UniScore --out '" +
-      (work_dir / "submission.pkl").string() + "' --work-dir '" + work_dir.string() +
-      "' --threads 1");
-  ASSERT_EQ(tested.exit_status, 0) << tested.output;
-  EXPECT_NE(tested.output.find("OpenLane-V2 UniScore (devkit 2.x lane segments) over 2 frames"),
-            std::string::npos)
-      << tested.output;
-  fs::path metrics_file;
-  for (const auto& entry : fs::directory_iterator(work_dir)) {
-    if (entry.path().filename().string().rfind("eval_", 0) == 0) metrics_file = entry.path();
-  }
-  ASSERT_FALSE(metrics_file.empty()) << tested.output;
-  const nlohmann::json ours = nlohmann::json::parse(test::read_file(metrics_file)).at("metrics");
-  EXPECT_EQ(ours.at("metric_set"), "OpenLane-V2 UniScore");
-
-  const fs::path environment = test::source_dir() / ".venv-devkit";
-  const fs::path devkit = environment / "devkit-2.1.0";
-  if (!fs::exists(devkit / "openlanev2")) {
-    if (test::running_in_ci())
-      FAIL() << devkit << " missing under CI (scripts/install_test_deps.sh)";
-    GTEST_SKIP() << devkit << " missing (scripts/install_test_deps.sh installs it)";
-  }
-  const fs::path data = workspace / "data/synthetic_ls";
-  const auto scored = test::run_command(test::shell_words(
-      {(environment / "bin" / "python").string(),
-       (test::source_dir() / "tests/oracle/devkit_score_submission.py").string(), devkit.string(),
-       data.string(), (data / "data_dict_synthetic.json").string(), "val",
-       (work_dir / "submission.pkl").string(), (work_dir / "devkit").string()}));
-  ASSERT_EQ(scored.exit_status, 0) << scored.output;
-  const nlohmann::json devkits =
-      nlohmann::json::parse(scored.output.substr(scored.output.rfind('{')));
-  for (const char* metric : {"DET_l", "DET_a", "DET_t", "TOP_ll", "TOP_lt", "UniScore"}) {
-    EXPECT_NEAR(ours.at(metric).get<double>(), devkits.at(metric).get<double>(), 1e-6) << metric;
-  }
+  const auto tested = test::test_ds_with_submission(workspace, bucket_demo_config(),
+                                                    "work/epoch_3.pth", "UniScore", work_dir);
+  nlohmann::json devkits;
+  test::expect_submission_scored_as_test_ds(tested, workspace / "data/synthetic_ls", work_dir,
+                                            &devkits);
+  if (devkits.is_null()) return;
   // The area head's areas and the traffic elements are scored, not left empty.
   EXPECT_GT(devkits.at("DET_a").get<double>() + devkits.at("DET_t").get<double>(), 0.0)
       << scored.output;

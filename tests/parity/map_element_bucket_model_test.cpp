@@ -1,8 +1,8 @@
 // LaneSegNet's Map Element Bucket against the original (tests/data/lanesegnet_mapele_bucket/,
-// written by scripts/make_mapele_bucket_fixtures.sh from the original LaneSegNet): the reduced
-// model's outputs, the matchings of its three heads (MapTR's point sets with the order each was
-// matched in), 68 loss terms and per-parameter gradients of one training step, for one frame and
-// for two frames in one batch; and its test pass.
+// written by scripts/make_lanesegnet_fixtures.sh --model mapele_bucket from the original
+// LaneSegNet): the reduced model's outputs, the matchings of its three heads (MapTR's point sets
+// with the order each was matched in), 68 loss terms and per-parameter gradients of one training
+// step, for one frame and for two frames in one batch; and its test pass.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
