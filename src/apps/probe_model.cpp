@@ -72,8 +72,13 @@ nlohmann::ordered_json losses_json(const olv2::LossMap& losses) {
 }
 
 nlohmann::ordered_json assignment(const olv2::AssignResult& result) {
-  return {{"pos_inds", indices(result.pos_inds)},
-          {"pos_assigned_gt_inds", indices(result.pos_assigned_gt_inds)}};
+  nlohmann::ordered_json matched = {{"pos_inds", indices(result.pos_inds)},
+                                    {"pos_assigned_gt_inds", indices(result.pos_assigned_gt_inds)}};
+  // MapTR's matchings: the order of each ground truth it was matched in (`assigned_shift`).
+  if (result.pos_assigned_orders.defined()) {
+    matched["assigned_shift"] = indices(result.pos_assigned_orders);
+  }
+  return matched;
 }
 
 // How the original's probe of each detector names what it records.
@@ -88,7 +93,8 @@ struct ProbeFormat {
 
 // By `model.type`. Baseline: forward_test's outputs (rescaled) and the one decoder layer's
 // matchings. BaselineLarge: simple_test's outputs (rescale=False) and every decoder layer's
-// matchings. TopoNet and LaneSegNet: simple_test's (rescale=False), every layer's matchings.
+// matchings. TopoNet, LaneSegNet and its Map Element Bucket: simple_test's (rescale=False), every
+// layer's matchings (the bucket's areas too, as `area_head`, and its decoded areas).
 const std::map<std::string, ProbeFormat>& probe_formats() {
   static const std::map<std::string, ProbeFormat> formats = {
       {"Baseline",
@@ -120,6 +126,13 @@ const std::map<std::string, ProbeFormat>& probe_formats() {
         false,
         {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
         true}},
+      {"LaneSegNetMapElementBucket",
+       {"pts_bbox_head",
+        "bbox_head",
+        true,
+        false,
+        {"pred_lc.lanes", "pred_lc.scores", "pred_te.bboxes_labels", "pred_te.scores"},
+        true}},
   };
   return formats;
 }
@@ -144,6 +157,9 @@ nlohmann::ordered_json probe_detector(olv2::DetectorImpl& model, const olv2::Bat
       out["assignments"][format.te_head] =
           assignments(result.traffic_element_assign, format.every_layer);
     }
+    if (!result.area_assign.empty()) {
+      out["assignments"]["area_head"] = assignments(result.area_assign, format.every_layer);
+    }
   } else {
     const torch::NoGradGuard no_grad;
     const std::shared_ptr<olv2::ForwardOutputs> forward = model.forward_outputs(batch);
@@ -158,6 +174,10 @@ nlohmann::ordered_json probe_detector(olv2::DetectorImpl& model, const olv2::Bat
     if (format.with_bev) out["outputs"]["new_prev_bev"] = nested(forward->next_prev_bev());
     if (r.lclc.defined()) out["outputs"]["pred_topology_lclc"] = nested(r.lclc);
     if (r.lcte.defined()) out["outputs"]["pred_topology_lcte"] = nested(r.lcte);
+    if (r.areas.objects.defined()) {
+      out["outputs"]["pred_area.points"] = nested(r.areas.objects);
+      out["outputs"]["pred_area.scores"] = nested(r.areas.scores);
+    }
   }
   return out;
 }
@@ -206,7 +226,8 @@ nlohmann::ordered_json probe(const Arguments& args) {
   const auto format = probe_formats().find(type);
   if (format == probe_formats().end()) {
     throw input_error(args.config.string() + ": probe_model has no record format for `" + type +
-                      "` (Baseline, BaselineLarge, TopoNet, LaneSegNet)");
+                      "` (Baseline, BaselineLarge, TopoNet, LaneSegNet, "
+                      "LaneSegNetMapElementBucket)");
   }
   return probe_detector(*model, batch, train, format->second);
 }
