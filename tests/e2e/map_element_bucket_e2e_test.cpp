@@ -90,7 +90,7 @@ TEST(MapElementBucketEndToEnd, ItsSubmissionScoresTheSameWithTheDevkit) {
   if (devkits.is_null()) return;
   // The area head's areas and the traffic elements are scored, not left empty.
   EXPECT_GT(devkits.at("DET_a").get<double>() + devkits.at("DET_t").get<double>(), 0.0)
-      << scored.output;
+      << devkits.dump();
 }
 
 }  // namespace
