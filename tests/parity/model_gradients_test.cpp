@@ -1,7 +1,8 @@
 // Per-parameter gradients of one Baseline training step against the original's, for one frame
 // and for two frames in one batch. The goldens (tests/data/gradients/, written by
-// scripts/make_gradient_goldens.sh from the original stack) keep large tensors as slice norms
-// and a fixed sample; ranks are compared by the e2e test of probe_model.
+// scripts/make_gradient_goldens.sh from the original stack; the set for this CPU's kernels:
+// support/baseline_gradient_records.h) keep large tensors as slice norms and a fixed sample;
+// ranks are compared by the e2e test of probe_model.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -13,6 +14,7 @@
 #include "olv2/data/fixture_sample.h"
 #include "olv2/models/gradient_record.h"
 #include "olv2/util/pth/pth_file.h"
+#include "support/baseline_gradient_records.h"
 #include "support/gradient_tolerance.h"
 #include "support/test_paths.h"
 
@@ -21,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path golden(const std::string& name) { return source_dir() / "tests/data/gradients" / name; }
+fs::path input_frames() { return source_dir() / "tests/data/gradients/two_frames.pt"; }
 
 // The first DETR decoder layer's query self-attention has a gradient that is mathematically
 // zero in both heads (every value is the same bias), which the records show as float noise.
@@ -29,10 +31,12 @@ const std::set<std::string> kZeroInTheOriginal = {
     "lc_head.transformer.decoder.layers.0.attentions.0.attn.in_proj_weight",
     "te_head.transformer.decoder.layers.0.attentions.0.attn.in_proj_weight"};
 
-// Every gradient within gradient_parity_tolerance() (1e-5 on PyTorch's LibTorch) relative of
-// the original's; the ones zero there are the two above. Returns how many were compared.
-size_t expect_gradients_as_original(const NamedTensors& ours, const fs::path& reference) {
-  return expect_gradient_parity(ours, reference, kZeroInTheOriginal);
+// Every gradient within the records' tolerance (1e-5 on PyTorch's LibTorch and an AVX-512 CPU)
+// relative of the original's record `name`; the ones zero there are the two above. Returns how
+// many were compared.
+size_t expect_gradients_as_original(const NamedTensors& ours, const std::string& name) {
+  const BaselineGradientRecords records = baseline_gradient_records();
+  return expect_gradient_parity(ours, records.dir / name, kZeroInTheOriginal, records.tolerance);
 }
 
 class ModelGradients : public ::testing::Test {
@@ -48,7 +52,7 @@ class ModelGradients : public ::testing::Test {
     auto model = fixture_model(fixture_.losses, fixture_.state);
     model->train();
     model->set_dropout(0.0);
-    const Batch batch = read_fixture_batch(golden("two_frames.pt"), /*with_gt=*/true, frames);
+    const Batch batch = read_fixture_batch(input_frames(), /*with_gt=*/true, frames);
     total_loss(model->forward_train(batch)).backward();
     return gradient_record(*model);
   }
@@ -59,12 +63,12 @@ class ModelGradients : public ::testing::Test {
 TEST_F(ModelGradients, OneFrameEqualsTheOriginalPerTensor) {
   const NamedTensors ours = gradients({0});
   EXPECT_EQ(ours.size(), 166u);
-  EXPECT_EQ(expect_gradients_as_original(ours, golden("original_one_frame.pt")), 164u);
+  EXPECT_EQ(expect_gradients_as_original(ours, "original_one_frame.pt"), 164u);
 }
 
 TEST_F(ModelGradients, BatchOfTwoFramesEqualsTheOriginalPerTensor) {
   const NamedTensors ours = gradients({});
-  EXPECT_EQ(expect_gradients_as_original(ours, golden("original_batch_two.pt")), 164u);
+  EXPECT_EQ(expect_gradients_as_original(ours, "original_batch_two.pt"), 164u);
 }
 
 }  // namespace
