@@ -310,7 +310,7 @@ const char* const kCpuEnvironment =
 // scripts/slurm_train.sh with GPUS=2 GPUS_PER_NODE=0 on the one-node cluster: srun starts two
 // CPU ranks of train_ds --launcher slurm, which read their places from srun's variables (the
 // master from SLURM_NODELIST) and train 2 ranks x 1 frame as one process trains the 2 frames
-// in one batch: the same losses and weights after the step.
+// in one batch: the same losses and gradients (support/first_step_comparison.h).
 TEST(SlurmLaunch, SlurmTrainShRunsTwoRanksThatTrainAsOneProcess) {
   OLV2_REQUIRE_SLURM();
   const fs::path meta_root = test::equal_count_meta_root(slurm_dataset(), 2);
