@@ -25,15 +25,19 @@ struct PrecisionSettings {
 };
 
 // Mixed precision as a run on one device applies it, decided once: the forward's autocast
-// (fp16 on CUDA; bf16 when asked for, and for fp16 on the CPU, where LibTorch's autocast has
-// no fp16) and the loss scaler (fp16 only). The loop takes the autocast state, the optimizer
-// step the scaler.
+// (fp16 on CUDA; bf16 when asked for, and for fp16 on a CPU with bf16 instructions, where
+// LibTorch's autocast has no fp16; none for fp16 on a CPU without them, util/cpu_bf16.h) and
+// the loss scaler (fp16 only). The loop takes the autocast state, the optimizer step the
+// scaler.
 struct Precision {
   std::optional<AutocastState> autocast;  // none: fp32
   std::unique_ptr<LossScaler> scaler;     // null without fp16
   std::string description;                // the log line; empty in fp32
 };
 
+// `cpu_bf16`: whether the CPU has bf16 instructions (cpu_has_bf16_instructions()).
+Precision resolve_precision(const PrecisionSettings& settings, const c10::Device& device,
+                            bool cpu_bf16);
 Precision resolve_precision(const PrecisionSettings& settings, const c10::Device& device);
 
 }  // namespace olv2
