@@ -31,7 +31,10 @@ class ScalarDetectorImpl : public DetectorImpl {
     return outputs;
   }
   DetectorLosses losses_of(const ForwardOutputs& outputs, const Batch& /*batch*/) override {
-    return {{{"loss_fit", (outputs_as<ScalarOutputs>(outputs).fit - 1.0).pow(2).sum()}}, {}, {}};
+    DetectorLosses losses;
+    losses.losses.emplace_back("loss_fit",
+                               (outputs_as<ScalarOutputs>(outputs).fit - 1.0).pow(2).sum());
+    return losses;
   }
   std::vector<FrameTestOutputs> decode_outputs(const ForwardOutputs& /*outputs*/,
                                                const Batch& /*batch*/,

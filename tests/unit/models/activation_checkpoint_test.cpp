@@ -9,10 +9,12 @@ namespace olv2 {
 namespace {
 
 // conv → BN → ReLU → dropout, with a residual connection: randomness, state and
-// parameters.
+// parameters. The convolution has no bias, as in a ResNet: BatchNorm after it makes a bias's
+// gradient zero in exact arithmetic, so every parameter here has a gradient that is not noise.
 struct ResidualUnitImpl : torch::nn::Module {
   explicit ResidualUnitImpl(double dropout) {
-    conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(4, 4, 3).padding(1)));
+    conv = register_module(
+        "conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(4, 4, 3).padding(1).bias(false)));
     bn = register_module("bn", torch::nn::BatchNorm2d(4));
     drop = register_module("drop", torch::nn::Dropout(dropout));
   }
