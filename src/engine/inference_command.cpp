@@ -146,7 +146,11 @@ void predict_split(const InferencePlan& plan, const InferenceOptions& options,
     PrecisionSettings fp16;
     fp16.fp16 = true;
     prediction.autocast = resolve_precision(fp16, device).autocast;
-    spdlog::info("predicting under {} autocast", c10::toString(prediction.autocast->dtype));
+    if (prediction.autocast) {
+      spdlog::info("predicting under {} autocast", c10::toString(prediction.autocast->dtype));
+    } else {
+      spdlog::info("predicting in fp32: fp16 is CUDA-only, and this CPU has no bf16 instructions");
+    }
   }
   spdlog::info("testing {} frames of data.{}", dataset->size(), options.split);
   const std::optional<std::vector<FramePrediction>> predictions =
