@@ -498,15 +498,15 @@ std::vector<std::string> zero_flags(int stage) {
 void expect_same_training_state(const fs::path& expected_file, const fs::path& actual_file) {
   SCOPED_TRACE(expected_file.string() + " against " + actual_file.string());
   const PthValue expected = read_pth(expected_file), actual = read_pth(actual_file);
-  test::StepResult expected_weights, actual_weights;
-  for (const auto& [name, tensor] : tensors_of(expected.at("state_dict"))) {
-    if (tensor.is_floating_point()) expected_weights.grads[name] = tensor;
-  }
-  for (const auto& [name, tensor] : tensors_of(actual.at("state_dict"))) {
-    if (tensor.is_floating_point()) actual_weights.grads[name] = tensor;
-  }
+  const auto weights_of = [](const PthValue& checkpoint) {
+    test::StepResult weights;
+    for (const auto& [name, tensor] : tensors_of(checkpoint.at("state_dict"))) {
+      if (tensor.is_floating_point()) weights.grads[name] = tensor;
+    }
+    return weights;
+  };
   const test::Comparison weights =
-      test::compare_gradients(actual_weights, expected_weights, "weights");
+      test::compare_gradients(weights_of(actual), weights_of(expected), "weights");
   for (const std::string& failure : weights.failures(1e-4)) ADD_FAILURE() << failure;
 
   const PthValue& states = expected.at("optimizer").at("state");
